@@ -1,0 +1,79 @@
+// Package demo is the built-in demonstration service: the example methods of
+// the JSON-RPC 2.0 specification and the five methods of the benchmark
+// workload. It depends on rpccore only, so tests, benchmarks and the
+// WebAssembly host use it without Caddy.
+package demo
+
+import (
+	"context"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
+)
+
+// Register adds the demo methods to s.
+func Register(s *rpccore.Server) error {
+	methods := []struct {
+		name string
+		m    *rpccore.Method
+	}{
+		// The specification's examples (section 7).
+		{"subtract", rpccore.Func2(Subtract, "minuend", "subtrahend")},
+		{"sum", rpccore.Variadic(Sum, "numbers")},
+		{"update", rpccore.Raw(acceptAnything)},
+		{"notify_hello", rpccore.Raw(acceptAnything)},
+		{"notify_sum", rpccore.Raw(acceptAnything)},
+		{"get_data", rpccore.Func0(GetData)},
+		// The benchmark workload.
+		{"add", rpccore.Func2(Add, "a", "b")},
+		{"addInt", rpccore.Func2(AddInt, "a", "b")},
+		{"NullableFloatToNullableFloat", rpccore.Func1(NullableFloatToNullableFloat, "x")},
+		{"Test2", rpccore.Func1(Test2, "x")},
+		{"StringMe", rpccore.Func1(StringMe, "s")},
+	}
+	for _, m := range methods {
+		if err := s.Register(m.name, m.m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Subtract returns minuend - subtrahend.
+func Subtract(_ context.Context, minuend, subtrahend float64) (float64, error) {
+	return minuend - subtrahend, nil
+}
+
+// Sum returns the sum of any number of numbers.
+func Sum(_ context.Context, numbers []float64) (float64, error) {
+	total := 0.0
+	for _, n := range numbers {
+		total += n
+	}
+	return total, nil
+}
+
+// acceptAnything takes any params and answers null.
+func acceptAnything(context.Context, []byte, *rpccore.ResultWriter) error { return nil }
+
+// getData is the answer of get_data.
+var getData = rpccore.RawJSON(`["hello",5]`)
+
+// GetData returns ["hello", 5].
+func GetData(context.Context) (rpccore.RawJSON, error) { return getData, nil }
+
+// Add returns a + b.
+func Add(_ context.Context, a, b float64) (float64, error) { return a + b, nil }
+
+// AddInt returns a + b.
+func AddInt(_ context.Context, a, b int) (int, error) { return a + b, nil }
+
+// NullableFloatToNullableFloat returns x, null or not.
+func NullableFloatToNullableFloat(_ context.Context, x rpccore.Nullable[float32]) (rpccore.Nullable[float32], error) {
+	return x, nil
+}
+
+// Test2 returns x.
+func Test2(_ context.Context, x float64) (float64, error) { return x, nil }
+
+// StringMe returns s.
+func StringMe(_ context.Context, s string) (string, error) { return s, nil }

@@ -1,0 +1,139 @@
+package rpccore
+
+// batch.go answers batches: in request order, within the response limit,
+// with Blocking methods run concurrently.
+
+import (
+	"context"
+	"strconv"
+)
+
+// processBatch answers a document that is an array.
+func (s *Server) processBatch(ctx context.Context, req, dst []byte, sum *Summary) []byte {
+	d := documentPool.Get().(*document)
+	defer func() {
+		clear(d.items)
+		d.items = d.items[:0]
+		documentPool.Put(d)
+	}()
+	*d = document{items: d.items[:0]}
+	if !parseDocument(req, d) {
+		sum.noteError(CodeParseError)
+		return append(dst, errParse...)
+	}
+	n := len(d.items)
+	var limitErr *Error
+	switch {
+	case n == 0:
+		sum.noteError(CodeInvalidRequest)
+		return appendErrorAnswer(dst, nil, nullID)
+	case n > s.cfg.maxBatch:
+		limitErr = invalidRequest("batch of " + strconv.Itoa(n) + " items exceeds the limit of " +
+			strconv.Itoa(s.cfg.maxBatch))
+	case d.maxDepth > s.cfg.maxDepth:
+		limitErr = s.depthError(d.maxDepth)
+	}
+	if sum != nil {
+		sum.BatchSize = n
+		sum.note(s, &d.items[0])
+	}
+	if limitErr != nil {
+		sum.noteError(limitErr.Code)
+		return appendErrorAnswer(dst, limitErr, nullID)
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	pending := s.startBlocking(ctx, d.items)
+
+	start := len(dst)
+	dst = append(dst, '[')
+	overflow := false
+	for i := range d.items {
+		r := &d.items[i]
+		mark := len(dst)
+		if mark > start+1 {
+			dst = append(dst, ',')
+		}
+		bodyStart := len(dst)
+		var code int
+		switch {
+		case overflow:
+			if !r.isNotification() {
+				dst = appendErrorBodyAnswer(dst, errBodyTooLarge, r.idOrNull())
+				code = CodeResponseTooLarge
+			}
+		case pending != nil && pending[i] != nil:
+			p := pending[i]
+			<-p.done
+			dst = append(dst, p.answer...)
+			code = p.code
+		default:
+			dst, code = s.answer(ctx, r, dst)
+		}
+		if !overflow && len(dst)-start+1 > s.cfg.maxResponseBytes {
+			overflow = true
+			cancel()
+			dst = dst[:bodyStart]
+			if !r.isNotification() {
+				dst = appendErrorBodyAnswer(dst, errBodyTooLarge, r.idOrNull())
+				code = CodeResponseTooLarge
+			}
+		}
+		if len(dst) == bodyStart {
+			dst = dst[:mark]
+		}
+		if code != 0 {
+			sum.noteError(code)
+		}
+	}
+	if len(dst) == start+1 {
+		return dst[:start]
+	}
+	return append(dst, ']')
+}
+
+// pendingAnswer is a Blocking call of a batch running on its own goroutine.
+type pendingAnswer struct {
+	done   chan struct{}
+	answer []byte
+	code   int
+}
+
+// startBlocking starts the batch's calls to Blocking methods, at most the
+// configured number at a time, when there are two or more of them. It
+// returns nil when the batch runs in order.
+func (s *Server) startBlocking(ctx context.Context, items []request) []*pendingAnswer {
+	if s.cfg.batchConcurrency < 2 {
+		return nil
+	}
+	count := 0
+	for i := range items {
+		if e := s.lookup(&items[i]); e != nil && e.blocking && !items[i].invalid {
+			count++
+		}
+	}
+	if count < 2 {
+		return nil
+	}
+	pending := make([]*pendingAnswer, len(items))
+	slots := make(chan struct{}, s.cfg.batchConcurrency)
+	for i := range items {
+		r := &items[i]
+		if e := s.lookup(r); e == nil || !e.blocking || r.invalid {
+			continue
+		}
+		p := &pendingAnswer{done: make(chan struct{})}
+		pending[i] = p
+		go func() {
+			defer close(p.done)
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			if ctx.Err() != nil {
+				return
+			}
+			p.answer, p.code = s.answer(ctx, r, nil)
+		}()
+	}
+	return pending
+}

@@ -1,0 +1,130 @@
+package rpccore
+
+import (
+	"errors"
+	"strconv"
+
+	json "github.com/goccy/go-json"
+)
+
+// Error codes defined by the JSON-RPC 2.0 specification, and the ones this
+// package uses from the range the specification reserves for servers.
+const (
+	CodeParseError     = -32700 // the document is not valid JSON
+	CodeInvalidRequest = -32600 // the JSON is not a valid Request object
+	CodeMethodNotFound = -32601 // no such method (or the method is not exposed)
+	CodeInvalidParams  = -32602 // wrong count, type, range, or a missing param
+	CodeInternalError  = -32603 // the method panicked or its result could not be encoded
+
+	// CodeServerError is used for errors a method returns that are not an
+	// *Error: the message is the error's text.
+	CodeServerError = -32000
+	// CodeResponseTooLarge answers calls whose answer would push the
+	// response past the configured limit; calls after it are not run.
+	CodeResponseTooLarge = -32003
+)
+
+// Error is a JSON-RPC error object. Methods return it (or an error wrapping
+// it) to choose the code, message and data the client receives.
+type Error struct {
+	// Code is the JSON-RPC error code.
+	Code int
+	// Message is a short description of the error.
+	Message string
+	// Data is optional extra information, encoded as JSON. Nil omits it.
+	Data any
+}
+
+// Error implements the error interface.
+func (e *Error) Error() string {
+	return "jsonrpc error " + strconv.Itoa(e.Code) + ": " + e.Message
+}
+
+// standardMessage is the specification's message for its own codes.
+func standardMessage(code int) string {
+	switch code {
+	case CodeParseError:
+		return "Parse error"
+	case CodeInvalidRequest:
+		return "Invalid Request"
+	case CodeMethodNotFound:
+		return "Method not found"
+	case CodeInvalidParams:
+		return "Invalid params"
+	case CodeInternalError:
+		return "Internal error"
+	case CodeResponseTooLarge:
+		return "Response too large"
+	}
+	return "Server error"
+}
+
+// invalidParams returns a -32602 error whose data explains what was wrong.
+func invalidParams(detail string) *Error {
+	return &Error{Code: CodeInvalidParams, Message: "Invalid params", Data: detail}
+}
+
+// invalidRequest returns a -32600 error whose data explains what was wrong.
+func invalidRequest(detail string) *Error {
+	return &Error{Code: CodeInvalidRequest, Message: "Invalid Request", Data: detail}
+}
+
+// Precomputed error members for the answers that carry no data, so that the
+// common failures append bytes instead of encoding.
+var (
+	errParse          = []byte(`{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}`)
+	errBodyInvalid    = []byte(`"error":{"code":-32600,"message":"Invalid Request"}`)
+	errBodyNotFound   = []byte(`"error":{"code":-32601,"message":"Method not found"}`)
+	errBodyInternal   = []byte(`"error":{"code":-32603,"message":"Internal error"}`)
+	errBodyTooLarge   = []byte(`"error":{"code":-32003,"message":"Response too large"}`)
+	responsePrefix    = []byte(`{"jsonrpc":"2.0",`)
+	resultPrefix      = []byte(`{"jsonrpc":"2.0","result":`)
+	idInfix           = []byte(`,"id":`)
+	nullID            = []byte(`null`)
+	errBodyDataMarker = []byte(`,"data":`)
+)
+
+// asError turns what a method returned into a JSON-RPC error object.
+func asError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &Error{Code: CodeServerError, Message: err.Error()}
+}
+
+// appendErrorBody appends `"error":{...}` for e. Data that cannot be encoded
+// is dropped rather than breaking the response.
+func appendErrorBody(dst []byte, e *Error) []byte {
+	dst = append(dst, `"error":{"code":`...)
+	dst = strconv.AppendInt(dst, int64(e.Code), 10)
+	dst = append(dst, `,"message":`...)
+	msg := e.Message
+	if msg == "" {
+		msg = standardMessage(e.Code)
+	}
+	dst = appendString(dst, msg)
+	if e.Data != nil {
+		if data, err := encodeData(e.Data); err == nil {
+			dst = append(dst, errBodyDataMarker...)
+			dst = append(dst, data...)
+		}
+	}
+	return append(dst, '}')
+}
+
+// encodeData encodes an error's data member.
+func encodeData(v any) ([]byte, error) {
+	switch d := v.(type) {
+	case string:
+		return appendString(nil, d), nil
+	case RawJSON:
+		if !Valid(d) {
+			return nil, errInvalidRaw
+		}
+		return d, nil
+	}
+	return json.Marshal(v)
+}
+
+var errInvalidRaw = errors.New("rpccore: raw JSON is not valid")

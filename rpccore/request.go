@@ -1,0 +1,193 @@
+package rpccore
+
+// request.go reads request objects out of a document during the validating
+// scan: each member the server cares about is kept as a slice of the input.
+
+// request is one Request object as found in the document. All slices point
+// into the input; nothing is copied.
+type request struct {
+	method  []byte // the method name's raw contents, between the quotes
+	params  []byte // the raw params value, nil when absent
+	id      []byte // the raw id value, nil when absent (a notification)
+	escaped bool   // method holds backslash escapes
+	invalid bool   // not a valid Request object
+	badID   bool   // id present but not a string, number or null
+}
+
+// idOrNull returns the id to echo in an answer: null when the request has no
+// usable id.
+func (r *request) idOrNull() []byte {
+	if r.id == nil || r.badID {
+		return nullID
+	}
+	return r.id
+}
+
+// isNotification reports whether the request asks for no answer. Invalid
+// requests are always answered.
+func (r *request) isNotification() bool {
+	return r.id == nil && !r.invalid
+}
+
+// requestObject validates the object at the scanner's position (a '{') and
+// fills r from its members. It returns false when the JSON is invalid.
+func (s *scanner) requestObject(r *request) bool {
+	if !s.enter() {
+		return false
+	}
+	var versionOK, hasMethod bool
+	if s.peek() == '}' {
+		s.pos++
+		s.depth--
+		r.invalid = true
+		return true
+	}
+	for {
+		if s.peek() != '"' {
+			return s.fail()
+		}
+		keyStart := s.pos
+		keyEscaped, ok := s.str()
+		if !ok {
+			return false
+		}
+		key := s.buf[keyStart+1 : s.pos-1]
+		if s.peek() != ':' {
+			return s.fail()
+		}
+		s.pos++
+		first := s.peek()
+		valStart := s.pos
+		if !s.value() {
+			return s.fail()
+		}
+		val := s.buf[valStart:s.pos]
+		var scratch [32]byte
+		if keyEscaped {
+			key = unescapeInto(scratch[:0], key)
+		}
+		switch string(key) {
+		case "jsonrpc":
+			versionOK = isVersion20(val)
+		case "method":
+			hasMethod = first == '"'
+			if hasMethod {
+				r.method = val[1 : len(val)-1]
+				r.escaped = hasBackslash(r.method)
+			}
+		case "params":
+			r.params = val
+		case "id":
+			r.id = val
+			r.badID = first == '{' || first == '[' || first == 't' || first == 'f'
+		}
+		switch s.peek() {
+		case ',':
+			s.pos++
+		case '}':
+			s.pos++
+			s.depth--
+			if r.params != nil && r.params[0] != '[' && r.params[0] != '{' {
+				r.invalid = true
+			}
+			if !versionOK || !hasMethod || r.badID {
+				r.invalid = true
+			}
+			return true
+		default:
+			return s.fail()
+		}
+	}
+}
+
+// isVersion20 reports whether the raw value is the string "2.0", in any
+// escaped spelling.
+func isVersion20(val []byte) bool {
+	if string(val) == `"2.0"` {
+		return true
+	}
+	if len(val) < 2 || val[0] != '"' || len(val) > 24 {
+		return false
+	}
+	var scratch [24]byte
+	return string(unescapeInto(scratch[:0], val[1:len(val)-1])) == "2.0"
+}
+
+func hasBackslash(b []byte) bool {
+	for _, c := range b {
+		if c == '\\' {
+			return true
+		}
+	}
+	return false
+}
+
+// document is the result of scanning a whole request document.
+type document struct {
+	batch    bool      // the document is an array
+	single   request   // the request when not a batch
+	items    []request // the batch's requests, in order
+	nonObj   bool      // a valid JSON value that is neither object nor array
+	maxDepth int
+}
+
+// parseDocument validates doc and records its requests in d. It returns
+// false when doc is not valid JSON (with nothing but whitespace around it).
+func parseDocument(doc []byte, d *document) bool {
+	s := scanner{buf: doc}
+	switch s.peek() {
+	case '{':
+		if !s.requestObject(&d.single) {
+			return false
+		}
+	case '[':
+		d.batch = true
+		if !s.batchArray(d) {
+			return false
+		}
+	default:
+		if !s.value() {
+			return false
+		}
+		d.nonObj = true
+	}
+	s.skipSpace()
+	d.maxDepth = s.maxDepth
+	return s.pos == len(doc)
+}
+
+// batchArray validates a batch (the next byte is '[') and records each item.
+func (s *scanner) batchArray(d *document) bool {
+	if !s.enter() {
+		return false
+	}
+	if s.peek() == ']' {
+		s.pos++
+		s.depth--
+		return true
+	}
+	for {
+		d.items = append(d.items, request{})
+		r := &d.items[len(d.items)-1]
+		if s.peek() == '{' {
+			if !s.requestObject(r) {
+				return false
+			}
+		} else {
+			if !s.value() {
+				return false
+			}
+			r.invalid = true
+		}
+		switch s.peek() {
+		case ',':
+			s.pos++
+		case ']':
+			s.pos++
+			s.depth--
+			return true
+		default:
+			return s.fail()
+		}
+	}
+}

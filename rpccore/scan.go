@@ -1,0 +1,268 @@
+package rpccore
+
+// scan.go holds the JSON validator: one pass over a document that checks it
+// against RFC 8259 (the grammar encoding/json.Valid accepts) and measures its
+// nesting depth. It never allocates and never builds values.
+
+// maxValidDepth is the deepest nesting encoding/json accepts; deeper documents
+// are rejected as invalid JSON so that both agree on what is JSON.
+const maxValidDepth = 10000
+
+// scanner walks a document held in buf. pos is the offset of the next byte to
+// read; depth and maxDepth count the open and deepest containers.
+type scanner struct {
+	buf      []byte
+	pos      int
+	depth    int
+	maxDepth int
+	bad      bool
+}
+
+// isSpace reports whether c is JSON insignificant whitespace.
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\n' || c == '\r' || c == '\t'
+}
+
+// skipSpace advances past whitespace.
+func (s *scanner) skipSpace() {
+	for s.pos < len(s.buf) && isSpace(s.buf[s.pos]) {
+		s.pos++
+	}
+}
+
+// peek returns the next non-space byte without consuming it, or 0 at the end.
+func (s *scanner) peek() byte {
+	s.skipSpace()
+	if s.pos < len(s.buf) {
+		return s.buf[s.pos]
+	}
+	return 0
+}
+
+// fail marks the document invalid and returns false for chaining.
+func (s *scanner) fail() bool {
+	s.bad = true
+	return false
+}
+
+// value validates one JSON value starting at the next non-space byte.
+func (s *scanner) value() bool {
+	switch s.peek() {
+	case '{':
+		return s.object()
+	case '[':
+		return s.array()
+	case '"':
+		_, ok := s.str()
+		return ok
+	case 't':
+		return s.literal("true")
+	case 'f':
+		return s.literal("false")
+	case 'n':
+		return s.literal("null")
+	default:
+		return s.number()
+	}
+}
+
+// enter opens a container and checks the depth bound.
+func (s *scanner) enter() bool {
+	s.pos++
+	s.depth++
+	if s.depth > s.maxDepth {
+		s.maxDepth = s.depth
+		if s.depth > maxValidDepth {
+			return s.fail()
+		}
+	}
+	return true
+}
+
+// object validates an object; the next byte is '{'.
+func (s *scanner) object() bool {
+	if !s.enter() {
+		return false
+	}
+	if s.peek() == '}' {
+		s.pos++
+		s.depth--
+		return true
+	}
+	for {
+		if s.peek() != '"' {
+			return s.fail()
+		}
+		if _, ok := s.str(); !ok {
+			return false
+		}
+		if s.peek() != ':' {
+			return s.fail()
+		}
+		s.pos++
+		if !s.value() {
+			return s.fail()
+		}
+		switch s.peek() {
+		case ',':
+			s.pos++
+		case '}':
+			s.pos++
+			s.depth--
+			return true
+		default:
+			return s.fail()
+		}
+	}
+}
+
+// array validates an array; the next byte is '['.
+func (s *scanner) array() bool {
+	if !s.enter() {
+		return false
+	}
+	if s.peek() == ']' {
+		s.pos++
+		s.depth--
+		return true
+	}
+	for {
+		if !s.value() {
+			return s.fail()
+		}
+		switch s.peek() {
+		case ',':
+			s.pos++
+		case ']':
+			s.pos++
+			s.depth--
+			return true
+		default:
+			return s.fail()
+		}
+	}
+}
+
+// literal consumes the exact word w.
+func (s *scanner) literal(w string) bool {
+	if len(s.buf)-s.pos < len(w) || string(s.buf[s.pos:s.pos+len(w)]) != w {
+		return s.fail()
+	}
+	s.pos += len(w)
+	return true
+}
+
+// str validates a string starting at '"' and reports whether it held a
+// backslash escape. On return pos is just past the closing quote.
+func (s *scanner) str() (escaped bool, ok bool) {
+	buf := s.buf
+	i := s.pos + 1
+	for {
+		// Fast path: plain bytes.
+		for i < len(buf) && plainStringByte[buf[i]] {
+			i++
+		}
+		if i >= len(buf) {
+			s.pos = i
+			return false, s.fail()
+		}
+		switch c := buf[i]; {
+		case c == '"':
+			s.pos = i + 1
+			return escaped, true
+		case c == '\\':
+			escaped = true
+			if i+1 >= len(buf) {
+				s.pos = i
+				return false, s.fail()
+			}
+			switch buf[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(buf) || !isHex(buf[i+2]) || !isHex(buf[i+3]) || !isHex(buf[i+4]) || !isHex(buf[i+5]) {
+					s.pos = i
+					return false, s.fail()
+				}
+				i += 6
+			default:
+				s.pos = i
+				return false, s.fail()
+			}
+		default: // control character
+			s.pos = i
+			return false, s.fail()
+		}
+	}
+}
+
+// number validates a number per the JSON grammar.
+func (s *scanner) number() bool {
+	buf := s.buf
+	i := s.pos
+	if i < len(buf) && buf[i] == '-' {
+		i++
+	}
+	switch {
+	case i >= len(buf):
+		return s.fail()
+	case buf[i] == '0':
+		i++
+	case buf[i] >= '1' && buf[i] <= '9':
+		i++
+		for i < len(buf) && isDigit(buf[i]) {
+			i++
+		}
+	default:
+		return s.fail()
+	}
+	if i < len(buf) && buf[i] == '.' {
+		i++
+		if i >= len(buf) || !isDigit(buf[i]) {
+			return s.fail()
+		}
+		for i < len(buf) && isDigit(buf[i]) {
+			i++
+		}
+	}
+	if i < len(buf) && (buf[i] == 'e' || buf[i] == 'E') {
+		i++
+		if i < len(buf) && (buf[i] == '+' || buf[i] == '-') {
+			i++
+		}
+		if i >= len(buf) || !isDigit(buf[i]) {
+			return s.fail()
+		}
+		for i < len(buf) && isDigit(buf[i]) {
+			i++
+		}
+	}
+	s.pos = i
+	return true
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func isHex(c byte) bool {
+	return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+// plainStringByte marks the bytes that may appear in a string without ending
+// it or starting an escape: everything but '"', '\\' and control characters.
+var plainStringByte = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// Valid reports whether doc is one JSON value with nothing but whitespace
+// around it, accepting exactly what encoding/json.Valid accepts.
+func Valid(doc []byte) bool {
+	s := scanner{buf: doc}
+	if !s.value() {
+		return false
+	}
+	s.skipSpace()
+	return s.pos == len(doc)
+}

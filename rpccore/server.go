@@ -1,0 +1,97 @@
+package rpccore
+
+// server.go holds the Server: its method table and registration.
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Server processes JSON-RPC 2.0 documents against a table of methods. It is
+// safe for concurrent use; methods may be registered while it serves.
+type Server struct {
+	methods atomic.Pointer[map[string]*entry] // replaced whole on Register
+	mu      sync.Mutex                        // serialises Register
+	cfg     config
+}
+
+// entry is a registered method under its name.
+type entry struct {
+	name string
+	*Method
+}
+
+// NewServer returns a Server with no methods, configured by opts.
+func NewServer(opts ...Option) *Server {
+	s := &Server{cfg: config{
+		maxRequestBytes:  DefaultMaxRequestBytes,
+		maxBatch:         DefaultMaxBatch,
+		maxResponseBytes: DefaultMaxResponseBytes,
+		maxDepth:         DefaultMaxDepth,
+		batchConcurrency: DefaultBatchConcurrency,
+	}}
+	for _, o := range opts {
+		o(&s.cfg)
+	}
+	empty := map[string]*entry{}
+	s.methods.Store(&empty)
+	return s
+}
+
+// ErrDuplicateMethod is returned by Register for a name already taken.
+var ErrDuplicateMethod = errors.New("rpccore: method already registered")
+
+// Register adds m under name. It fails when the name is empty, starts with
+// "rpc." (reserved by the specification), is already registered, or when m
+// was built with an error (a bad param name or default). A method the
+// server's filter rejects is skipped without error.
+func (s *Server) Register(name string, m *Method) error {
+	switch {
+	case m == nil:
+		return errors.New("rpccore: nil method " + strconv.Quote(name))
+	case m.err != nil:
+		return errors.New("method " + strconv.Quote(name) + ": " + m.err.Error())
+	case name == "":
+		return errors.New("rpccore: empty method name")
+	case strings.HasPrefix(name, "rpc."):
+		return errors.New("rpccore: method names starting with \"rpc.\" are reserved: " + strconv.Quote(name))
+	}
+	if s.cfg.filter != nil && !s.cfg.filter(name) {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := *s.methods.Load()
+	if _, dup := old[name]; dup {
+		return errors.Join(ErrDuplicateMethod, errors.New("method "+strconv.Quote(name)+" is registered twice"))
+	}
+	next := make(map[string]*entry, len(old)+1)
+	for k, v := range old {
+		next[k] = v
+	}
+	next[name] = &entry{name: name, Method: m}
+	s.methods.Store(&next)
+	return nil
+}
+
+// Methods returns the names of the registered methods, in no order.
+func (s *Server) Methods() []string {
+	table := *s.methods.Load()
+	names := make([]string, 0, len(table))
+	for name := range table {
+		names = append(names, name)
+	}
+	return names
+}
+
+// lookup finds the method a request names, or nil.
+func (s *Server) lookup(r *request) *entry {
+	if !r.escaped {
+		return (*s.methods.Load())[string(r.method)]
+	}
+	var scratch [64]byte
+	return (*s.methods.Load())[string(unescapeInto(scratch[:0], r.method))]
+}
