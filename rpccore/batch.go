@@ -42,9 +42,8 @@ func (s *Server) processBatch(ctx context.Context, req, dst []byte, sum *Summary
 		return appendErrorAnswer(dst, limitErr, nullID)
 	}
 
-	ctx, cancel := context.WithCancel(ctx)
+	pending, cancel := s.startBlocking(ctx, d.items)
 	defer cancel()
-	pending := s.startBlocking(ctx, d.items)
 
 	start := len(dst)
 	dst = append(dst, '[')
@@ -73,7 +72,7 @@ func (s *Server) processBatch(ctx context.Context, req, dst []byte, sum *Summary
 		}
 		if !overflow && len(dst)-start+1 > s.cfg.maxResponseBytes {
 			overflow = true
-			cancel()
+			cancel() // calls still running have lost their place
 			dst = dst[:bodyStart]
 			if !r.isNotification() {
 				dst = appendErrorBodyAnswer(dst, errBodyTooLarge, r.idOrNull())
@@ -101,11 +100,12 @@ type pendingAnswer struct {
 }
 
 // startBlocking starts the batch's calls to Blocking methods, at most the
-// configured number at a time, when there are two or more of them. It
-// returns nil when the batch runs in order.
-func (s *Server) startBlocking(ctx context.Context, items []request) []*pendingAnswer {
+// configured number at a time, when there are two or more of them, and
+// returns them with the function that cancels them. It returns no calls
+// when the batch runs in order.
+func (s *Server) startBlocking(ctx context.Context, items []request) ([]*pendingAnswer, context.CancelFunc) {
 	if s.cfg.batchConcurrency < 2 {
-		return nil
+		return nil, func() {}
 	}
 	count := 0
 	for i := range items {
@@ -114,8 +114,9 @@ func (s *Server) startBlocking(ctx context.Context, items []request) []*pendingA
 		}
 	}
 	if count < 2 {
-		return nil
+		return nil, func() {}
 	}
+	ctx, cancel := context.WithCancel(ctx)
 	pending := make([]*pendingAnswer, len(items))
 	slots := make(chan struct{}, s.cfg.batchConcurrency)
 	for i := range items {
@@ -135,5 +136,5 @@ func (s *Server) startBlocking(ctx context.Context, items []request) []*pendingA
 			p.answer, p.code = s.answer(ctx, r, nil)
 		}()
 	}
-	return pending
+	return pending, cancel
 }

@@ -7,7 +7,6 @@ package rpccore
 import (
 	"math"
 	"reflect"
-	"strconv"
 	"unsafe"
 
 	json "github.com/goccy/go-json"
@@ -66,7 +65,7 @@ func decodeFloat64(raw []byte) (float64, error) {
 	if !isNumberStart(raw[0]) {
 		return 0, &typeError{"number", raw[0]}
 	}
-	f, err := strconv.ParseFloat(bytesString(raw), 64)
+	f, err := parseFloat64(raw)
 	if err != nil {
 		return 0, &rangeError{string(raw), "float64"}
 	}
@@ -77,11 +76,11 @@ func decodeFloat32(raw []byte) (float32, error) {
 	if !isNumberStart(raw[0]) {
 		return 0, &typeError{"number", raw[0]}
 	}
-	f, err := strconv.ParseFloat(bytesString(raw), 32)
+	f, err := parseFloat32(raw)
 	if err != nil {
 		return 0, &rangeError{string(raw), "float32"}
 	}
-	return float32(f), nil
+	return f, nil
 }
 
 // parseInt parses a JSON integer (no fraction or exponent) into an int64.

@@ -22,6 +22,9 @@ func appendFloat(dst []byte, f float64, bits int) ([]byte, error) {
 	if math.IsInf(f, 0) || math.IsNaN(f) {
 		return dst, errNonFinite
 	}
+	if out, ok := appendIntegral(dst, f); ok && (bits == 64 || math.Abs(f) < 1<<24) {
+		return out, nil
+	}
 	format := byte('f')
 	if abs := math.Abs(f); abs != 0 {
 		if bits == 64 && (abs < 1e-6 || abs >= 1e21) ||

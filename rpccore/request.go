@@ -36,6 +36,14 @@ func (s *scanner) requestObject(r *request) bool {
 		return false
 	}
 	var versionOK, hasMethod bool
+	// Most clients put the version first, written just so.
+	if len(s.buf)-s.pos > len(canonicalVersion) && string(s.buf[s.pos:s.pos+len(canonicalVersion)]) == canonicalVersion {
+		s.pos += len(canonicalVersion)
+		versionOK = true
+		if s.peek() != '"' { // the comma promised another member
+			return s.fail()
+		}
+	}
 	if s.peek() == '}' {
 		s.pos++
 		s.depth--
@@ -58,7 +66,12 @@ func (s *scanner) requestObject(r *request) bool {
 		s.pos++
 		first := s.peek()
 		valStart := s.pos
-		if !s.value() {
+		valEscaped := false
+		if first == '"' {
+			if valEscaped, ok = s.str(); !ok {
+				return false
+			}
+		} else if !s.value() {
 			return s.fail()
 		}
 		val := s.buf[valStart:s.pos]
@@ -73,7 +86,7 @@ func (s *scanner) requestObject(r *request) bool {
 			hasMethod = first == '"'
 			if hasMethod {
 				r.method = val[1 : len(val)-1]
-				r.escaped = hasBackslash(r.method)
+				r.escaped = valEscaped
 			}
 		case "params":
 			r.params = val
@@ -99,6 +112,10 @@ func (s *scanner) requestObject(r *request) bool {
 		}
 	}
 }
+
+// canonicalVersion is the version member as nearly every client writes it,
+// at the start of the object.
+const canonicalVersion = `"jsonrpc":"2.0",`
 
 // isVersion20 reports whether the raw value is the string "2.0", in any
 // escaped spelling.

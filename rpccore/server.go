@@ -13,8 +13,8 @@ import (
 // Server processes JSON-RPC 2.0 documents against a table of methods. It is
 // safe for concurrent use; methods may be registered while it serves.
 type Server struct {
-	methods atomic.Pointer[map[string]*entry] // replaced whole on Register
-	mu      sync.Mutex                        // serialises Register
+	methods atomic.Pointer[methodTable] // replaced whole on Register
+	mu      sync.Mutex                  // serialises Register
 	cfg     config
 }
 
@@ -36,8 +36,7 @@ func NewServer(opts ...Option) *Server {
 	for _, o := range opts {
 		o(&s.cfg)
 	}
-	empty := map[string]*entry{}
-	s.methods.Store(&empty)
+	s.methods.Store(newMethodTable(nil))
 	return s
 }
 
@@ -64,7 +63,7 @@ func (s *Server) Register(name string, m *Method) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	old := *s.methods.Load()
+	old := s.methods.Load().byName
 	if _, dup := old[name]; dup {
 		return errors.Join(ErrDuplicateMethod, errors.New("method "+strconv.Quote(name)+" is registered twice"))
 	}
@@ -73,13 +72,13 @@ func (s *Server) Register(name string, m *Method) error {
 		next[k] = v
 	}
 	next[name] = &entry{name: name, Method: m}
-	s.methods.Store(&next)
+	s.methods.Store(newMethodTable(next))
 	return nil
 }
 
 // Methods returns the names of the registered methods, in no order.
 func (s *Server) Methods() []string {
-	table := *s.methods.Load()
+	table := s.methods.Load().byName
 	names := make([]string, 0, len(table))
 	for name := range table {
 		names = append(names, name)
@@ -90,8 +89,50 @@ func (s *Server) Methods() []string {
 // lookup finds the method a request names, or nil.
 func (s *Server) lookup(r *request) *entry {
 	if !r.escaped {
-		return (*s.methods.Load())[string(r.method)]
+		return s.methods.Load().find(r.method)
 	}
 	var scratch [64]byte
-	return (*s.methods.Load())[string(unescapeInto(scratch[:0], r.method))]
+	return s.methods.Load().find(unescapeInto(scratch[:0], r.method))
+}
+
+// methodTable is an immutable snapshot of the registered methods.
+type methodTable struct {
+	byName map[string]*entry
+	// quick holds the methods whose slot (see quickSlot) no other method
+	// shares: one comparison finds them without hashing the name.
+	quick [256]*entry
+}
+
+// quickSlot spreads names over the quick table by length and two bytes.
+func quickSlot[S ~string | ~[]byte](name S) int {
+	n := len(name)
+	if n == 0 {
+		return 0
+	}
+	return (n*7 + int(name[0])*3 + int(name[n-1])) & 255
+}
+
+func newMethodTable(byName map[string]*entry) *methodTable {
+	t := &methodTable{byName: byName}
+	if t.byName == nil {
+		t.byName = map[string]*entry{}
+	}
+	var shared [256]bool
+	for name, e := range t.byName {
+		i := quickSlot(name)
+		if t.quick[i] != nil || shared[i] {
+			t.quick[i], shared[i] = nil, true
+			continue
+		}
+		t.quick[i] = e
+	}
+	return t
+}
+
+// find returns the method called name, or nil.
+func (t *methodTable) find(name []byte) *entry {
+	if e := t.quick[quickSlot(name)]; e != nil && e.name == string(name) {
+		return e
+	}
+	return t.byName[string(name)]
 }

@@ -34,19 +34,3 @@ func TestWorkloadAnswers(t *testing.T) {
 		}
 	}
 }
-
-func BenchmarkWorkload(b *testing.B) {
-	s := newServer(b)
-	ctx := context.Background()
-	for _, w := range workload {
-		b.Run(w.name, func(b *testing.B) {
-			req := []byte(w.req)
-			dst := make([]byte, 0, 256)
-			b.ReportAllocs()
-			b.SetBytes(int64(len(req)))
-			for b.Loop() {
-				dst = s.Process(ctx, req, dst[:0])
-			}
-		})
-	}
-}

@@ -1,0 +1,97 @@
+package rpccore_test
+
+// fuzz_test.go fuzzes Process and the validator. Inputs that found bugs are
+// kept under testdata/fuzz.
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
+)
+
+// fuzzSeeds are documents that reach every branch of the request reader.
+var fuzzSeeds = []string{
+	`{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}`,
+	`{"jsonrpc":"2.0","method":"subtract","params":{"subtrahend":23,"minuend":42},"id":"x"}`,
+	`{"jsonrpc":"2.0","method":"sum","params":[1,2,4]}`,
+	`[{"jsonrpc":"2.0","method":"get_data","id":9},{"foo":"boo"},1,[],{"jsonrpc":"2.0","method":"add","params":[1,"2"],"id":null}]`,
+	`{"jsonrpc":"2.0","method":"su\u0062tract","params":[1e400,-0.0],"id":1.5e3}`,
+	`{"jsonrpc":"2.0","method":"StringMe","params":["\ud83d\ude00\u0000\"\\"],"id":"\u00e9"}`,
+	`{"jsonrpc":"2.0","method":"NullableFloatToNullableFloat","params":[null],"id":[1]}`,
+	`[{"jsonrpc":"2.0","method":"addInt","params":[9223372036854775807,1],"id":2}]`,
+	`{"jsonrpc": "2.0", "method": "foobar, "params": "bar", "baz]`,
+	`[]`, `[1]`, `{}`, `null`, ` `, `"\u12"`, `{"a":tru}`, "[\"\xff\"]",
+}
+
+// fuzzServer answers with the demo methods, plus ones that panic, fail and
+// echo raw JSON, so that every kind of answer is produced.
+func fuzzServer(tb testing.TB) *rpccore.Server {
+	s := demoServer(tb)
+	for name, m := range map[string]*rpccore.Method{
+		"panic": rpccore.Func0(func(context.Context) (int, error) { panic("fuzz") }),
+		"fail":  rpccore.Func1(func(_ context.Context, msg string) (int, error) { return 0, &rpccore.Error{Code: 1, Message: msg, Data: msg} }, "msg"),
+		"echo":  rpccore.Func1(func(_ context.Context, v rpccore.RawJSON) (rpccore.RawJSON, error) { return v, nil }, "v"),
+	} {
+		if err := s.Register(name, m); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return s
+}
+
+func FuzzProcess(f *testing.F) {
+	for _, seed := range fuzzSeeds {
+		f.Add([]byte(seed))
+	}
+	s := fuzzServer(f)
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		out := s.Process(context.Background(), doc, nil)
+		if len(out) == 0 {
+			if !json.Valid(doc) {
+				t.Fatalf("invalid JSON got no answer: %q", doc)
+			}
+			return
+		}
+		if !json.Valid(out) {
+			t.Fatalf("answer is not JSON: %q -> %q", doc, out)
+		}
+		parseError := strings.Contains(string(out), `"code":-32700`) && strings.HasPrefix(string(out), `{`)
+		if valid := json.Valid(doc); valid == parseError {
+			t.Fatalf("encoding/json.Valid=%t but parse error=%t: %q -> %q", valid, parseError, doc, out)
+		}
+		var answers []map[string]json.RawMessage
+		if out[0] == '[' {
+			if err := json.Unmarshal(out, &answers); err != nil || len(answers) == 0 {
+				t.Fatalf("bad batch answer %q: %v", out, err)
+			}
+		} else {
+			var one map[string]json.RawMessage
+			if err := json.Unmarshal(out, &one); err != nil {
+				t.Fatalf("bad answer %q: %v", out, err)
+			}
+			answers = append(answers, one)
+		}
+		for _, a := range answers {
+			_, hasResult := a["result"]
+			_, hasError := a["error"]
+			_, hasID := a["id"]
+			if string(a["jsonrpc"]) != `"2.0"` || !hasID || hasResult == hasError {
+				t.Fatalf("malformed answer object %v in %q -> %q", a, doc, out)
+			}
+		}
+	})
+}
+
+func FuzzValid(f *testing.F) {
+	for _, seed := range fuzzSeeds {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		if got, want := rpccore.Valid(doc), json.Valid(doc); got != want {
+			t.Fatalf("Valid(%q) = %t, encoding/json says %t", doc, got, want)
+		}
+	})
+}

@@ -1,0 +1,76 @@
+package rpccore
+
+// number.go holds fast paths for the numbers requests usually carry: short
+// decimals that convert exactly, and integral results.
+
+import (
+	"math"
+	"strconv"
+)
+
+// float64pow10 holds the powers of ten that float64 represents exactly.
+var float64pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// float32pow10 holds the powers of ten that float32 represents exactly.
+var float32pow10 = [...]float32{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10}
+
+// decimal splits a JSON number without exponent into its digits as an
+// integer and the count of fraction digits. ok is false for numbers with an
+// exponent or more than 15 significant digits.
+func decimal(raw []byte) (mant uint64, frac int, neg, ok bool) {
+	i := 0
+	if raw[0] == '-' {
+		neg, i = true, 1
+	}
+	digits := 0
+	for ; i < len(raw) && isDigit(raw[i]); i++ {
+		mant = mant*10 + uint64(raw[i]-'0')
+		digits++
+	}
+	if i < len(raw) && raw[i] == '.' {
+		for i++; i < len(raw) && isDigit(raw[i]); i++ {
+			mant = mant*10 + uint64(raw[i]-'0')
+			digits++
+			frac++
+		}
+	}
+	return mant, frac, neg, i == len(raw) && digits <= 15
+}
+
+// parseFloat64 converts a validated JSON number to the nearest float64.
+// Short decimals take the exact path (one correctly rounded division);
+// the rest go to strconv.
+func parseFloat64(raw []byte) (float64, error) {
+	if mant, frac, neg, ok := decimal(raw); ok {
+		f := float64(mant) / float64pow10[frac]
+		if neg {
+			f = -f
+		}
+		return f, nil
+	}
+	return strconv.ParseFloat(bytesString(raw), 64)
+}
+
+// parseFloat32 converts a validated JSON number to the nearest float32,
+// rounding once (never through float64).
+func parseFloat32(raw []byte) (float32, error) {
+	if mant, frac, neg, ok := decimal(raw); ok && mant < 1<<24 && frac < len(float32pow10) {
+		f := float32(mant) / float32pow10[frac]
+		if neg {
+			f = -f
+		}
+		return f, nil
+	}
+	f, err := strconv.ParseFloat(bytesString(raw), 32)
+	return float32(f), err
+}
+
+// appendIntegral appends f when it is an integer that float64 holds
+// exactly, and reports whether it did.
+func appendIntegral(dst []byte, f float64) ([]byte, bool) {
+	if f != math.Trunc(f) || math.Abs(f) >= 1<<53 || (f == 0 && math.Signbit(f)) {
+		return dst, false
+	}
+	return strconv.AppendInt(dst, int64(f), 10), true
+}
