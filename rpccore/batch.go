@@ -92,6 +92,9 @@ func (s *Server) processBatch(ctx context.Context, req, dst []byte, sum *Summary
 	return append(dst, ']')
 }
 
+// noCancel is the cancel function of batches without concurrent calls.
+var noCancel context.CancelFunc = func() {}
+
 // pendingAnswer is a Blocking call of a batch running on its own goroutine.
 type pendingAnswer struct {
 	done   chan struct{}
@@ -105,7 +108,7 @@ type pendingAnswer struct {
 // when the batch runs in order.
 func (s *Server) startBlocking(ctx context.Context, items []request) ([]*pendingAnswer, context.CancelFunc) {
 	if s.cfg.batchConcurrency < 2 {
-		return nil, func() {}
+		return nil, noCancel
 	}
 	count := 0
 	for i := range items {
@@ -114,9 +117,14 @@ func (s *Server) startBlocking(ctx context.Context, items []request) ([]*pending
 		}
 	}
 	if count < 2 {
-		return nil, func() {}
+		return nil, noCancel
 	}
-	ctx, cancel := context.WithCancel(ctx)
+	return s.runBlocking(ctx, items)
+}
+
+// runBlocking starts the goroutines of startBlocking.
+func (s *Server) runBlocking(parent context.Context, items []request) ([]*pendingAnswer, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(parent)
 	pending := make([]*pendingAnswer, len(items))
 	slots := make(chan struct{}, s.cfg.batchConcurrency)
 	for i := range items {

@@ -25,6 +25,9 @@ func appendFloat(dst []byte, f float64, bits int) ([]byte, error) {
 	if out, ok := appendIntegral(dst, f); ok && (bits == 64 || math.Abs(f) < 1<<24) {
 		return out, nil
 	}
+	if out, ok := appendShortDecimal(dst, f, bits); ok {
+		return out, nil
+	}
 	format := byte('f')
 	if abs := math.Abs(f); abs != 0 {
 		if bits == 64 && (abs < 1e-6 || abs >= 1e21) ||

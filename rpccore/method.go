@@ -99,13 +99,16 @@ func (m *Method) split(params []byte, raw [][]byte) error {
 	var err error
 	if params[0] == '[' {
 		n := 0
-		eachElement(params, func(el []byte) bool {
+		for i := nextNonSpace(params, 1); params[i] != ']'; n++ {
+			end := skipValid(params, i)
 			if n < len(raw) {
-				raw[n] = el
+				raw[n] = params[i:end]
 			}
-			n++
-			return true
-		})
+			i = nextNonSpace(params, end)
+			if params[i] == ',' {
+				i = nextNonSpace(params, i+1)
+			}
+		}
 		if n > len(raw) {
 			return invalidParams("too many params: got " + strconv.Itoa(n) + ", want at most " + strconv.Itoa(len(raw)))
 		}

@@ -74,3 +74,74 @@ func appendIntegral(dst []byte, f float64) ([]byte, bool) {
 	}
 	return strconv.AppendInt(dst, int64(f), 10), true
 }
+
+// appendShortDecimal appends f in plain decimal notation when a few exact
+// multiplications find it to be a decimal of at most 15 significant digits
+// (6 for float32), and reports whether it did. Such a decimal reads back as
+// f, and since no two decimals that short round to the same float, it is
+// the shortest that does, the one strconv would write. Other values are
+// left to strconv.
+func appendShortDecimal(dst []byte, f float64, bits int) ([]byte, bool) {
+	a := math.Abs(f)
+	if a < 1e-6 || a >= 1e15 {
+		return dst, false
+	}
+	for k := 1; k <= 15; k++ {
+		var m float64
+		if bits == 32 {
+			if k >= len(float32pow10) {
+				return dst, false
+			}
+			m32 := float32(a) * float32pow10[k]
+			if m32 >= 1e6 {
+				return dst, false
+			}
+			if m32 != float32(math.Trunc(float64(m32))) {
+				continue
+			}
+			if m32/float32pow10[k] != float32(a) {
+				return dst, false
+			}
+			m = float64(m32)
+		} else {
+			m = a * float64pow10[k]
+			if m >= 1e15 {
+				return dst, false
+			}
+			if m != math.Trunc(m) {
+				continue
+			}
+			if m/float64pow10[k] != a {
+				return dst, false
+			}
+		}
+		return appendFixed(dst, f < 0, uint64(m), k), true
+	}
+	return dst, false
+}
+
+// appendFixed appends mant / 10^frac in decimal, without trailing zeros.
+func appendFixed(dst []byte, neg bool, mant uint64, frac int) []byte {
+	for frac > 0 && mant%10 == 0 {
+		mant /= 10
+		frac--
+	}
+	if neg {
+		dst = append(dst, '-')
+	}
+	var digits [24]byte
+	n := len(strconv.AppendUint(digits[:0], mant, 10))
+	if n <= frac { // 0.00ddd
+		dst = append(dst, '0', '.')
+		for range frac - n {
+			dst = append(dst, '0')
+		}
+		return append(dst, digits[:n]...)
+	}
+	dst = append(dst, digits[:n-frac]...)
+	if frac > 0 {
+		dst = append(dst, '.')
+		dst = append(dst, digits[n-frac:n]...)
+	}
+	return dst
+}

@@ -1,0 +1,81 @@
+package rpccore
+
+import (
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+)
+
+// TestNumberFastPathsAgreeWithStrconv checks the fast number paths against
+// strconv on random short decimals and random bit patterns.
+func TestNumberFastPathsAgreeWithStrconv(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	check := func(text string) {
+		t.Helper()
+		raw := []byte(text)
+		for _, bits := range []int{32, 64} {
+			want, err := strconv.ParseFloat(text, bits)
+			if err != nil || math.IsInf(want, 0) {
+				continue
+			}
+			var got float64
+			if bits == 32 {
+				f, _ := parseFloat32(raw)
+				got = float64(f)
+			} else {
+				got, _ = parseFloat64(raw)
+			}
+			if got != want {
+				t.Fatalf("parse %s as float%d: got %v, want %v", text, bits, got, want)
+			}
+			wantText := string(appendFloatStrconv(nil, want, bits))
+			gotText, _ := appendFloat(nil, want, bits)
+			if string(gotText) != wantText {
+				t.Fatalf("format %v as float%d: got %s, want %s", want, bits, gotText, wantText)
+			}
+		}
+	}
+	for range 60000 {
+		digits := rng.IntN(16) + 1
+		mant := rng.Int64N(int64(math.Pow10(digits)))
+		text := strconv.FormatInt(mant, 10)
+		if frac := rng.IntN(len(text) + 3); frac > 0 {
+			for len(text) <= frac {
+				text = "0" + text
+			}
+			text = text[:len(text)-frac] + "." + text[len(text)-frac:]
+		}
+		if rng.IntN(2) == 0 {
+			text = "-" + text
+		}
+		check(text)
+	}
+	for range 60000 {
+		f := math.Float64frombits(rng.Uint64())
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			continue
+		}
+		check(strconv.FormatFloat(f, 'g', -1, 64))
+		check(strconv.FormatFloat(float64(float32(f)), 'g', -1, 32))
+	}
+}
+
+// appendFloatStrconv is encoding/json's float formatting, the reference.
+func appendFloatStrconv(dst []byte, f float64, bits int) []byte {
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 {
+		if bits == 64 && (abs < 1e-6 || abs >= 1e21) || bits == 32 && (float32(abs) < 1e-6 || float32(abs) >= 1e21) {
+			format = 'e'
+		}
+	}
+	dst = strconv.AppendFloat(dst, f, format, -1, bits)
+	if format == 'e' {
+		if n := len(dst); n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+			dst[n-2] = dst[n-1]
+			dst = dst[:n-1]
+		}
+	}
+	return dst
+}
