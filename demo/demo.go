@@ -10,7 +10,9 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
 )
 
-// Register adds the demo methods to s.
+// Register adds the demo methods to s, and the subscriptions "ticks" and
+// "chat" (demo_subscribe, demo_unsubscribe) with demo_publish, which
+// broadcasts through s.Hub().
 func Register(s *rpccore.Server) error {
 	methods := []struct {
 		name string
@@ -35,7 +37,7 @@ func Register(s *rpccore.Server) error {
 			return err
 		}
 	}
-	return nil
+	return registerSubscriptions(s)
 }
 
 // Subtract returns minuend - subtrahend.

@@ -9,7 +9,7 @@ import (
 )
 
 // processBatch answers a document that is an array.
-func (s *Server) processBatch(ctx context.Context, req, dst []byte, sum *Summary) []byte {
+func (s *Server) processBatch(ctx context.Context, req, dst []byte, sum *Summary, in *inbound) ([]byte, bool) {
 	d := documentPool.Get().(*document)
 	defer func() {
 		clear(d.items)
@@ -19,14 +19,14 @@ func (s *Server) processBatch(ctx context.Context, req, dst []byte, sum *Summary
 	*d = document{items: d.items[:0]}
 	if !parseDocument(req, d) {
 		sum.noteError(CodeParseError)
-		return append(dst, errParse...)
+		return append(dst, errParse...), false
 	}
 	n := len(d.items)
 	var limitErr *Error
 	switch {
 	case n == 0:
 		sum.noteError(CodeInvalidRequest)
-		return appendErrorAnswer(dst, nil, nullID)
+		return appendErrorAnswer(dst, nil, nullID), false
 	case n > s.cfg.maxBatch:
 		limitErr = invalidRequest("batch of " + strconv.Itoa(n) + " items exceeds the limit of " +
 			strconv.Itoa(s.cfg.maxBatch))
@@ -39,7 +39,10 @@ func (s *Server) processBatch(ctx context.Context, req, dst []byte, sum *Summary
 	}
 	if limitErr != nil {
 		sum.noteError(limitErr.Code)
-		return appendErrorAnswer(dst, limitErr, nullID)
+		return appendErrorAnswer(dst, limitErr, nullID), false
+	}
+	if in != nil && in.deferBlocking && s.countBlocking(d.items) > 0 {
+		return dst, true
 	}
 
 	pending, cancel := s.startBlocking(ctx, d.items)
@@ -87,9 +90,9 @@ func (s *Server) processBatch(ctx context.Context, req, dst []byte, sum *Summary
 		}
 	}
 	if len(dst) == start+1 {
-		return dst[:start]
+		return dst[:start], false
 	}
-	return append(dst, ']')
+	return append(dst, ']'), false
 }
 
 // noCancel is the cancel function of batches without concurrent calls.
@@ -110,16 +113,21 @@ func (s *Server) startBlocking(ctx context.Context, items []request) ([]*pending
 	if s.cfg.batchConcurrency < 2 {
 		return nil, noCancel
 	}
+	if s.countBlocking(items) < 2 {
+		return nil, noCancel
+	}
+	return s.runBlocking(ctx, items)
+}
+
+// countBlocking counts the items that call Blocking methods.
+func (s *Server) countBlocking(items []request) int {
 	count := 0
 	for i := range items {
 		if e := s.lookup(&items[i]); e != nil && e.blocking && !items[i].invalid {
 			count++
 		}
 	}
-	if count < 2 {
-		return nil, noCancel
-	}
-	return s.runBlocking(ctx, items)
+	return count
 }
 
 // runBlocking starts the goroutines of startBlocking.

@@ -82,6 +82,11 @@ var safeStringByte = func() (t [256]bool) {
 
 const hexDigits = "0123456789abcdef"
 
+// AppendString appends s to dst as a JSON string literal, escaped as
+// encoding/json does (but for HTML characters, left as they are), and
+// returns the extended buffer.
+func AppendString(dst []byte, s string) []byte { return appendString(dst, s) }
+
 // appendString appends s as a JSON string literal. Invalid UTF-8 becomes
 // U+FFFD, as encoding/json does.
 func appendString[S ~string | ~[]byte](dst []byte, s S) []byte {

@@ -26,6 +26,7 @@ type config struct {
 	onPanic          PanicHandler
 	filter           func(name string) bool
 	observer         Observer
+	hub              Hub
 }
 
 // Option changes a Server's configuration.
@@ -83,3 +84,8 @@ func setPositive(dst *int, n int) {
 		*dst = n
 	}
 }
+
+// WithHub sets the Hub that subscription sources publish through, shared
+// with other servers (across configuration reloads, say). By default each
+// Server has its own LocalHub.
+func WithHub(h Hub) Option { return func(c *config) { c.hub = h } }

@@ -33,28 +33,55 @@ func (s *Server) Process(ctx context.Context, req, dst []byte) []byte {
 
 // ProcessSummary is Process that also fills sum, when not nil.
 func (s *Server) ProcessSummary(ctx context.Context, req, dst []byte, sum *Summary) []byte {
+	out, _ := s.process(ctx, req, dst, sum, nil)
+	return out
+}
+
+// inbound is how a peer connection changes processing: responses to its own
+// calls are handed back, and documents that would block are left for the
+// peer to run on another goroutine.
+type inbound struct {
+	deferBlocking bool
+	onResponse    func(id, result, errVal []byte)
+}
+
+// process is ProcessSummary for a transport that may pass in. It returns
+// deferred (and runs nothing) when in asks to defer a document that calls
+// a Blocking method.
+func (s *Server) process(ctx context.Context, req, dst []byte, sum *Summary, in *inbound) (out []byte, deferred bool) {
 	if len(req) > s.cfg.maxRequestBytes {
 		e := invalidRequest("request of " + strconv.Itoa(len(req)) + " bytes exceeds the limit of " +
 			strconv.Itoa(s.cfg.maxRequestBytes))
 		sum.noteError(e.Code)
-		return appendErrorAnswer(dst, e, nullID)
+		return appendErrorAnswer(dst, e, nullID), false
 	}
 	if i := nextNonSpace(req, 0); i < len(req) && req[i] == '[' {
-		return s.processBatch(ctx, req, dst, sum)
+		return s.processBatch(ctx, req, dst, sum, in)
 	}
 	var d document
 	if !parseDocument(req, &d) {
 		sum.noteError(CodeParseError)
-		return append(dst, errParse...)
+		return append(dst, errParse...), false
 	}
 	if d.nonObj {
 		sum.noteError(CodeInvalidRequest)
-		return appendErrorAnswer(dst, nil, nullID)
+		return appendErrorAnswer(dst, nil, nullID), false
 	}
 	if d.maxDepth > s.cfg.maxDepth {
 		e := s.depthError(d.maxDepth)
 		sum.noteError(e.Code)
-		return appendErrorAnswer(dst, e, d.single.idOrNull())
+		return appendErrorAnswer(dst, e, d.single.idOrNull()), false
+	}
+	if in != nil {
+		if in.onResponse != nil && d.single.isResponse() {
+			in.onResponse(d.single.id, d.single.result, d.single.errVal)
+			return dst, false
+		}
+		if in.deferBlocking && !d.single.invalid {
+			if e := s.lookup(&d.single); e != nil && e.blocking {
+				return dst, true
+			}
+		}
 	}
 	if sum != nil {
 		sum.note(s, &d.single)
@@ -66,7 +93,7 @@ func (s *Server) ProcessSummary(ctx context.Context, req, dst []byte, sum *Summa
 		dst = appendErrorBodyAnswer(dst[:start], errBodyTooLarge, d.single.id)
 	}
 	sum.noteError(code)
-	return dst
+	return dst, false
 }
 
 // depthError is the answer to a document nested deeper than allowed.

@@ -9,9 +9,18 @@ type request struct {
 	method  []byte // the method name's raw contents, between the quotes
 	params  []byte // the raw params value, nil when absent
 	id      []byte // the raw id value, nil when absent (a notification)
+	result  []byte // the raw result value, for responses from a peer
+	errVal  []byte // the raw error value, for responses from a peer
 	escaped bool   // method holds backslash escapes
 	invalid bool   // not a valid Request object
 	badID   bool   // id present but not a string, number or null
+	named   bool   // a "method" member was present
+}
+
+// isResponse reports whether the object is a Response (to a call this side
+// made over a peer connection) rather than a Request.
+func (r *request) isResponse() bool {
+	return !r.named && r.id != nil && (r.result != nil || r.errVal != nil)
 }
 
 // idOrNull returns the id to echo in an answer: null when the request has no
@@ -83,6 +92,7 @@ func (s *scanner) requestObject(r *request) bool {
 		case "jsonrpc":
 			versionOK = isVersion20(val)
 		case "method":
+			r.named = true
 			hasMethod = first == '"'
 			if hasMethod {
 				r.method = val[1 : len(val)-1]
@@ -93,6 +103,10 @@ func (s *scanner) requestObject(r *request) bool {
 		case "id":
 			r.id = val
 			r.badID = first == '{' || first == '[' || first == 't' || first == 'f'
+		case "result":
+			r.result = val
+		case "error":
+			r.errVal = val
 		}
 		switch s.peek() {
 		case ',':

@@ -16,6 +16,8 @@ type Server struct {
 	methods atomic.Pointer[methodTable] // replaced whole on Register
 	mu      sync.Mutex                  // serialises Register
 	cfg     config
+
+	subscriptions map[string]*subscriptionSources // by namespace, under mu
 }
 
 // entry is a registered method under its name.
@@ -35,6 +37,9 @@ func NewServer(opts ...Option) *Server {
 	}}
 	for _, o := range opts {
 		o(&s.cfg)
+	}
+	if s.cfg.hub == nil {
+		s.cfg.hub = NewLocalHub()
 	}
 	s.methods.Store(newMethodTable(nil))
 	return s
@@ -75,6 +80,9 @@ func (s *Server) Register(name string, m *Method) error {
 	s.methods.Store(newMethodTable(next))
 	return nil
 }
+
+// Hub returns the server's Hub: the one given WithHub, or its own LocalHub.
+func (s *Server) Hub() Hub { return s.cfg.hub }
 
 // Methods returns the names of the registered methods, in no order.
 func (s *Server) Methods() []string {

@@ -1,0 +1,76 @@
+package demo
+
+// subscriptions.go holds the demo's subscription sources: a ticking counter
+// and a chat room that every connection on the server shares.
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
+)
+
+// Namespace is the demo's subscription namespace: demo_subscribe,
+// demo_unsubscribe and demo_subscription.
+const Namespace = "demo"
+
+// ChatTopic is the hub topic of the chat room.
+const ChatTopic = "demo.chat"
+
+// registerSubscriptions adds "ticks", "chat" and demo_publish to s.
+func registerSubscriptions(s *rpccore.Server) error {
+	hub := s.Hub()
+	if err := s.RegisterSubscription(Namespace, "ticks", rpccore.Proc1(startTicks, "intervalMs")); err != nil {
+		return err
+	}
+	chat := rpccore.Proc0(func(ctx context.Context) error {
+		sub := rpccore.SubscriptionFrom(ctx)
+		stop := hub.Subscribe(ChatTopic, func(msg []byte) { _ = sub.SendJSON(msg) })
+		context.AfterFunc(sub.Context(), stop)
+		return nil
+	})
+	if err := s.RegisterSubscription(Namespace, "chat", chat); err != nil {
+		return err
+	}
+	publish := rpccore.Func2(func(_ context.Context, room, message string) (bool, error) {
+		if room != "chat" {
+			return false, &rpccore.Error{Code: rpccore.CodeInvalidParams, Message: "Invalid params",
+				Data: "no room " + strconv.Quote(room) + "; the demo has \"chat\""}
+		}
+		return true, hub.Publish(ChatTopic, rpccore.AppendString(nil, message))
+	}, "room", "message")
+	return s.Register("demo_publish", publish)
+}
+
+// MinTickInterval is the shortest interval "ticks" accepts.
+const MinTickInterval = time.Millisecond
+
+// startTicks starts a counter that sends 1, 2, 3, ... every intervalMs.
+func startTicks(ctx context.Context, intervalMs int) error {
+	interval := time.Duration(intervalMs) * time.Millisecond
+	if interval < MinTickInterval || interval > time.Hour {
+		return &rpccore.Error{Code: rpccore.CodeInvalidParams, Message: "Invalid params",
+			Data: "intervalMs must be between 1 and 3600000"}
+	}
+	sub := rpccore.SubscriptionFrom(ctx)
+	if sub == nil {
+		return errors.New("ticks: not started by a subscription")
+	}
+	go func() {
+		ticker := time.NewTicker(interval)
+		defer ticker.Stop()
+		for n := 1; ; n++ {
+			select {
+			case <-sub.Context().Done():
+				return
+			case <-ticker.C:
+				if sub.SendJSON(strconv.AppendInt(nil, int64(n), 10)) != nil {
+					return
+				}
+			}
+		}
+	}()
+	return nil
+}

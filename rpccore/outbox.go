@@ -1,0 +1,151 @@
+package rpccore
+
+// outbox.go is a peer's send queue: answers wait for room (which stops the
+// reader, and so the client), notifications obey the slow-consumer policy,
+// and the writer takes everything queued at once so that it can write it
+// with one flush.
+
+import (
+	"errors"
+	"sync"
+)
+
+// SlowConsumerPolicy says what happens to a notification for a peer whose
+// send queue is full.
+type SlowConsumerPolicy int
+
+const (
+	// DropOldest drops the oldest queued notification to make room.
+	DropOldest SlowConsumerPolicy = iota
+	// Disconnect ends the connection.
+	Disconnect
+)
+
+// ErrSlowConsumer ends a peer whose send queue overflowed under the
+// Disconnect policy.
+var ErrSlowConsumer = errors.New("rpccore: peer is not reading fast enough")
+
+// outMsg is one message to send: head, then body and a closing "}}" when
+// body is set (the shared result of a broadcast after a per-subscription
+// envelope).
+type outMsg struct {
+	head         []byte
+	body         []byte
+	pooled       *[]byte // returned to the buffer pool once written
+	notification bool
+}
+
+// outbox is the queue between a peer's producers and its writer.
+type outbox struct {
+	mu            sync.Mutex
+	room          sync.Cond // signalled when the writer takes the queue
+	queue         []outMsg
+	spare         []outMsg
+	notifications int
+	answers       int
+	limit         int
+	policy        SlowConsumerPolicy
+	wake          chan struct{} // one token: the queue is not empty
+	closed        bool
+	dropped       uint64
+}
+
+func newOutbox(limit int, policy SlowConsumerPolicy) *outbox {
+	o := &outbox{limit: limit, policy: policy, wake: make(chan struct{}, 1)}
+	o.room.L = &o.mu
+	return o
+}
+
+// signal wakes the writer; the caller holds mu.
+func (o *outbox) signal() {
+	select {
+	case o.wake <- struct{}{}:
+	default:
+	}
+}
+
+// pushAnswer queues an answer (or a call to the client), waiting while
+// the queue is full of them. It reports false once the outbox is closed.
+func (o *outbox) pushAnswer(m outMsg) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for o.answers >= o.limit && !o.closed {
+		o.room.Wait()
+	}
+	if o.closed {
+		return false
+	}
+	o.queue = append(o.queue, m)
+	o.answers++
+	o.signal()
+	return true
+}
+
+// pushNotification queues a notification without waiting. When the queue
+// holds its limit of notifications, DropOldest drops the oldest one and
+// Disconnect fails with ErrSlowConsumer.
+func (o *outbox) pushNotification(m outMsg) error {
+	m.notification = true
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.closed {
+		return ErrPeerClosed
+	}
+	if o.notifications >= o.limit {
+		if o.policy == Disconnect {
+			return ErrSlowConsumer
+		}
+		for i := range o.queue {
+			if o.queue[i].notification {
+				o.queue = append(o.queue[:i], o.queue[i+1:]...)
+				break
+			}
+		}
+		o.notifications--
+		o.dropped++
+	}
+	o.queue = append(o.queue, m)
+	o.notifications++
+	o.signal()
+	return nil
+}
+
+// take returns everything queued, waiting until there is something or the
+// outbox is closed and empty (then it returns nil). The slice is valid
+// until the next take.
+func (o *outbox) take() []outMsg {
+	for {
+		o.mu.Lock()
+		if len(o.queue) > 0 {
+			taken, written := o.queue, o.spare
+			clear(written)
+			o.queue, o.spare = written[:0], taken
+			o.answers, o.notifications = 0, 0
+			o.room.Broadcast()
+			o.mu.Unlock()
+			return taken
+		}
+		if o.closed {
+			o.mu.Unlock()
+			return nil
+		}
+		o.mu.Unlock()
+		<-o.wake
+	}
+}
+
+// close stops further pushes; take drains what is queued, then returns nil.
+func (o *outbox) close() {
+	o.mu.Lock()
+	o.closed = true
+	o.room.Broadcast()
+	o.signal()
+	o.mu.Unlock()
+}
+
+// droppedCount returns how many notifications were dropped.
+func (o *outbox) droppedCount() uint64 {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.dropped
+}
