@@ -109,7 +109,9 @@ func TestLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	big := func(id, n int) string { return fmt.Sprintf(`{"jsonrpc":"2.0","method":"big","params":[%d],"id":%d}`, n, id) }
+	big := func(id, n int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","method":"big","params":[%d],"id":%d}`, n, id)
+	}
 	tooLarge := func(id int) string {
 		return fmt.Sprintf(`{"jsonrpc":"2.0","error":{"code":-32003,"message":"Response too large"},"id":%d}`, id)
 	}

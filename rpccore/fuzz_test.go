@@ -32,8 +32,10 @@ func fuzzServer(tb testing.TB) *rpccore.Server {
 	s := demoServer(tb)
 	for name, m := range map[string]*rpccore.Method{
 		"panic": rpccore.Func0(func(context.Context) (int, error) { panic("fuzz") }),
-		"fail":  rpccore.Func1(func(_ context.Context, msg string) (int, error) { return 0, &rpccore.Error{Code: 1, Message: msg, Data: msg} }, "msg"),
-		"echo":  rpccore.Func1(func(_ context.Context, v rpccore.RawJSON) (rpccore.RawJSON, error) { return v, nil }, "v"),
+		"fail": rpccore.Func1(func(_ context.Context, msg string) (int, error) {
+			return 0, &rpccore.Error{Code: 1, Message: msg, Data: msg}
+		}, "msg"),
+		"echo": rpccore.Func1(func(_ context.Context, v rpccore.RawJSON) (rpccore.RawJSON, error) { return v, nil }, "v"),
 	} {
 		if err := s.Register(name, m); err != nil {
 			tb.Fatal(err)

@@ -65,7 +65,9 @@ func WithMaxDepth(n int) Option { return func(c *config) { setPositive(&c.maxDep
 
 // WithBatchConcurrency sets how many calls to Blocking methods within one
 // batch may run at the same time. 1 runs a batch strictly in order.
-func WithBatchConcurrency(n int) Option { return func(c *config) { setPositive(&c.batchConcurrency, n) } }
+func WithBatchConcurrency(n int) Option {
+	return func(c *config) { setPositive(&c.batchConcurrency, n) }
+}
 
 // WithPanicHandler sets the hook told about methods that panic.
 func WithPanicHandler(h PanicHandler) Option { return func(c *config) { c.onPanic = h } }
