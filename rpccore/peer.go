@@ -20,8 +20,8 @@ type MessageConn interface {
 	ReadMessage(ctx context.Context, dst []byte) ([]byte, error)
 	// WriteMessage sends one message; it may hold it until Flush.
 	WriteMessage(ctx context.Context, msg []byte) error
-	// Flush sends the messages WriteMessage holds.
-	Flush() error
+	// Flush sends the messages WriteMessage holds, giving up when ctx ends.
+	Flush(ctx context.Context) error
 }
 
 // PeerConfig configures ServePeer. Zero fields take the defaults.
@@ -291,7 +291,7 @@ func (p *Peer) writeLoop() {
 			}
 		}
 		if !failed {
-			if err := p.conn.Flush(); err != nil {
+			if err := p.conn.Flush(p.writeCtx); err != nil {
 				p.setFailure(err)
 			}
 		}

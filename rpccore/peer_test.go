@@ -52,7 +52,7 @@ func (c *pipeConn) WriteMessage(ctx context.Context, msg []byte) error {
 	}
 }
 
-func (c *pipeConn) Flush() error {
+func (c *pipeConn) Flush(context.Context) error {
 	c.writes.Lock()
 	c.flushs++
 	c.writes.Unlock()

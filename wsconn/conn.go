@@ -1,0 +1,151 @@
+package wsconn
+
+// conn.go adapts a WebSocket connection to rpccore.MessageConn.
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
+)
+
+// Options configures Accept.
+type Options struct {
+	// OriginPatterns lists the hosts, besides the request's own, whose pages
+	// may connect (path.Match patterns, as in websocket.AcceptOptions).
+	// Requests without an Origin header are always accepted.
+	OriginPatterns []string
+	// MaxMessage bounds an incoming message in bytes; a larger one closes
+	// the connection with 1009 (message too big). Default 5 MiB.
+	MaxMessage int64
+	// WriteTimeout bounds one flush of written messages. Default 10s.
+	WriteTimeout time.Duration
+	// PingInterval is how often Serve pings the client; a client that has
+	// not answered by the next ping is disconnected. 0 sends no pings.
+	PingInterval time.Duration
+}
+
+// Conn is a WebSocket connection serving as an rpccore.MessageConn.
+type Conn struct {
+	ws           *websocket.Conn
+	cork         *corkConn
+	writeTimeout time.Duration
+}
+
+// Accept upgrades the request to a WebSocket connection.
+func Accept(w http.ResponseWriter, r *http.Request, opts Options) (*Conn, error) {
+	if opts.MaxMessage <= 0 {
+		opts.MaxMessage = 5 << 20
+	}
+	if opts.WriteTimeout <= 0 {
+		opts.WriteTimeout = 10 * time.Second
+	}
+	hw := &corkingWriter{ResponseWriter: w}
+	ws, err := websocket.Accept(hw, r, &websocket.AcceptOptions{
+		OriginPatterns:  opts.OriginPatterns,
+		CompressionMode: websocket.CompressionDisabled,
+	})
+	if err != nil {
+		return nil, err
+	}
+	ws.SetReadLimit(opts.MaxMessage)
+	return &Conn{ws: ws, cork: hw.conn, writeTimeout: opts.WriteTimeout}, nil
+}
+
+// ReadMessage implements rpccore.MessageConn. It reads text and binary
+// messages alike. Its context is not used: a read ends when the
+// connection closes.
+func (c *Conn) ReadMessage(_ context.Context, dst []byte) ([]byte, error) {
+	_, r, err := c.ws.Reader(context.Background())
+	if err != nil {
+		return dst, err
+	}
+	for {
+		if len(dst) == cap(dst) {
+			dst = append(dst, 0)[:len(dst)]
+		}
+		n, err := r.Read(dst[len(dst):cap(dst)])
+		dst = dst[:len(dst)+n]
+		if errors.Is(err, io.EOF) {
+			return dst, nil
+		}
+		if err != nil {
+			return dst, err
+		}
+	}
+}
+
+// WriteMessage implements rpccore.MessageConn: the message is held until
+// Flush.
+func (c *Conn) WriteMessage(_ context.Context, msg []byte) error {
+	c.cork.cork()
+	return c.ws.Write(context.Background(), websocket.MessageText, msg)
+}
+
+// Flush implements rpccore.MessageConn.
+func (c *Conn) Flush(ctx context.Context) error {
+	return c.cork.uncork(ctx, c.writeTimeout)
+}
+
+// Ping sends a ping and waits for the pong until ctx ends.
+func (c *Conn) Ping(ctx context.Context) error { return c.ws.Ping(ctx) }
+
+// Close closes the connection with the given status and reason.
+func (c *Conn) Close(code websocket.StatusCode, reason string) error {
+	return c.ws.Close(code, reason)
+}
+
+// CloseNow closes the connection without a closing handshake.
+func (c *Conn) CloseNow() error { return c.ws.CloseNow() }
+
+// KeepAlive pings every interval until ctx ends, and drops the connection
+// when a pong does not come back within the interval.
+func (c *Conn) KeepAlive(ctx context.Context, interval time.Duration) {
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+			pingCtx, cancel := context.WithTimeout(ctx, interval)
+			err := c.ws.Ping(pingCtx)
+			cancel()
+			if err != nil {
+				if ctx.Err() == nil {
+					_ = c.ws.CloseNow() // it does not answer: no closing handshake either
+				}
+				return
+			}
+		}
+	}
+}
+
+// corkingWriter hands the WebSocket library a hijacked connection wrapped
+// in a corkConn.
+type corkingWriter struct {
+	http.ResponseWriter
+	conn *corkConn
+}
+
+// Hijack implements http.Hijacker through the wrapped writers.
+func (w *corkingWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	raw, brw, err := http.NewResponseController(w.ResponseWriter).Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	w.conn = &corkConn{Conn: raw}
+	return w.conn, bufio.NewReadWriter(brw.Reader, bufio.NewWriterSize(w.conn, 4096)), nil
+}
+
+// Unwrap lets http.ResponseController reach the wrapped writer.
+func (w *corkingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+var _ rpccore.MessageConn = (*Conn)(nil)

@@ -1,0 +1,50 @@
+package wsconn
+
+// serve.go runs an rpccore peer over an upgraded request, start to close.
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/coder/websocket"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
+)
+
+// Serve upgrades the request (Accept answers the HTTP error itself when it
+// cannot) and serves srv over the connection until the client leaves, the
+// connection fails, or ctx ends. Then it closes the connection: 1001 (going
+// away) on shutdown, after the answers already computed are written; 1008
+// (policy violation) for a client too slow to keep up under the
+// Disconnect policy. The peer's RequestInfo is cfg.Info, or one made from
+// the request.
+func Serve(ctx context.Context, w http.ResponseWriter, r *http.Request, srv *rpccore.Server, opts Options, cfg rpccore.PeerConfig) error {
+	if cfg.Info == nil {
+		cfg.Info = &rpccore.RequestInfo{Transport: "websocket", RemoteAddr: r.RemoteAddr, Header: r.Header}
+	}
+	c, err := Accept(w, r, opts)
+	if err != nil {
+		return err
+	}
+	pingCtx, stopPings := context.WithCancel(context.Background())
+	defer stopPings()
+	if opts.PingInterval > 0 {
+		go c.KeepAlive(pingCtx, opts.PingInterval)
+	}
+	err = srv.ServePeer(ctx, c, cfg)
+	stopPings()
+	switch {
+	case errors.Is(err, rpccore.ErrShutdown):
+		_ = c.Close(websocket.StatusGoingAway, "server shutting down")
+		return nil
+	case errors.Is(err, rpccore.ErrSlowConsumer):
+		_ = c.Close(websocket.StatusPolicyViolation, "client too slow to keep up")
+	default:
+		_ = c.CloseNow()
+	}
+	if s := websocket.CloseStatus(err); s == websocket.StatusNormalClosure || s == websocket.StatusGoingAway {
+		return nil
+	}
+	return err
+}
