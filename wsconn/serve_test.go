@@ -242,4 +242,3 @@ func (l *countingListener) Accept() (net.Conn, error) {
 	l.conns(cc)
 	return cc, nil
 }
-
