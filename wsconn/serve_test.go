@@ -21,7 +21,7 @@ import (
 
 // server serves the demo over WebSocket on a loopback test server; the
 // returned function shuts the peers down, as a configuration unload does.
-func server(t *testing.T, opts wsconn.Options, cfg rpccore.PeerConfig) (url string, shutdown func(), served <-chan error) {
+func server(t testing.TB, opts wsconn.Options, cfg rpccore.PeerConfig) (url string, shutdown func(), served <-chan error) {
 	t.Helper()
 	s := rpccore.NewServer()
 	if err := demo.Register(s); err != nil {
@@ -43,7 +43,7 @@ func server(t *testing.T, opts wsconn.Options, cfg rpccore.PeerConfig) (url stri
 	return "ws" + strings.TrimPrefix(ts.URL, "http"), cancel, errs
 }
 
-func dial(t *testing.T, url string) *websocket.Conn {
+func dial(t testing.TB, url string) *websocket.Conn {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
