@@ -112,6 +112,9 @@ func (m *Method) split(params []byte, raw [][]byte) error {
 		if n > len(raw) {
 			return invalidParams("too many params: got " + strconv.Itoa(n) + ", want at most " + strconv.Itoa(len(raw)))
 		}
+		if n == len(raw) {
+			return nil // every param given
+		}
 	} else {
 		eachMember(params, func(key, val []byte) bool {
 			i := m.paramIndex(key)
@@ -133,8 +136,8 @@ func (m *Method) split(params []byte, raw [][]byte) error {
 // paramIndex returns the index of the param whose name is the raw (maybe
 // escaped) key, or -1.
 func (m *Method) paramIndex(key []byte) int {
-	var scratch [64]byte
 	if hasBackslash(key) {
+		var scratch [64]byte
 		key = unescapeInto(scratch[:0], key)
 	}
 	for i := range m.params {

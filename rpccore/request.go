@@ -84,8 +84,8 @@ func (s *scanner) requestObject(r *request) bool {
 			return s.fail()
 		}
 		val := s.buf[valStart:s.pos]
-		var scratch [32]byte
 		if keyEscaped {
+			var scratch [32]byte
 			key = unescapeInto(scratch[:0], key)
 		}
 		switch string(key) {
