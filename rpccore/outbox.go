@@ -48,10 +48,11 @@ type outbox struct {
 	wake          chan struct{} // one token: the queue is not empty
 	closed        bool
 	dropped       uint64
+	events        PeerEvents
 }
 
-func newOutbox(limit int, policy SlowConsumerPolicy) *outbox {
-	o := &outbox{limit: limit, policy: policy, wake: make(chan struct{}, 1)}
+func newOutbox(limit int, policy SlowConsumerPolicy, events PeerEvents) *outbox {
+	o := &outbox{limit: limit, policy: policy, wake: make(chan struct{}, 1), events: events}
 	o.room.L = &o.mu
 	return o
 }
@@ -103,6 +104,7 @@ func (o *outbox) pushNotification(m outMsg) error {
 		}
 		o.notifications--
 		o.dropped++
+		o.events.NotificationsDropped(1)
 	}
 	o.queue = append(o.queue, m)
 	o.notifications++

@@ -48,7 +48,31 @@ type PeerConfig struct {
 	// ShutdownGrace is how long a shutdown waits for running calls before
 	// cancelling them. Default 5s.
 	ShutdownGrace time.Duration
+	// Events hears what happens on the connection, for metrics. Nil for
+	// none.
+	Events PeerEvents
 }
+
+// PeerEvents hears what happens on peer connections. Its methods must be
+// quick and safe for concurrent use.
+type PeerEvents interface {
+	// MessagesIn counts messages read.
+	MessagesIn(n int)
+	// MessagesOut counts messages written.
+	MessagesOut(n int)
+	// SubscriptionsChanged counts subscriptions opened (+) and ended (-).
+	SubscriptionsChanged(delta int)
+	// NotificationsDropped counts notifications dropped for a slow client.
+	NotificationsDropped(n int)
+}
+
+// noEvents is the PeerEvents that hears nothing.
+type noEvents struct{}
+
+func (noEvents) MessagesIn(int)           {}
+func (noEvents) MessagesOut(int)          {}
+func (noEvents) SubscriptionsChanged(int) {}
+func (noEvents) NotificationsDropped(int) {}
 
 func (c *PeerConfig) setDefaults() {
 	if c.MaxInFlight <= 0 {
@@ -65,6 +89,9 @@ func (c *PeerConfig) setDefaults() {
 	}
 	if c.ShutdownGrace <= 0 {
 		c.ShutdownGrace = 5 * time.Second
+	}
+	if c.Events == nil {
+		c.Events = noEvents{}
 	}
 }
 
@@ -124,7 +151,7 @@ func (s *Server) ServePeer(ctx context.Context, conn MessageConn, cfg PeerConfig
 		srv:   s,
 		conn:  conn,
 		cfg:   cfg,
-		out:   newOutbox(cfg.SendQueue, cfg.SlowConsumer),
+		out:   newOutbox(cfg.SendQueue, cfg.SlowConsumer, cfg.Events),
 		slots: make(chan struct{}, cfg.MaxInFlight),
 		fail:  make(chan struct{}),
 	}
@@ -136,7 +163,7 @@ func (s *Server) ServePeer(ctx context.Context, conn MessageConn, cfg PeerConfig
 	p.writeCtx, p.writeCancel = context.WithCancel(base)
 	defer p.writeCancel()
 	p.calls.init()
-	p.subs.init()
+	p.subs.init(cfg.Events)
 
 	writerDone := make(chan struct{})
 	go func() {
@@ -192,6 +219,7 @@ func (p *Peer) readLoop(stop <-chan struct{}) error {
 		if err != nil {
 			return err
 		}
+		p.cfg.Events.MessagesIn(1)
 		select {
 		case <-stop:
 			return ErrShutdown
@@ -293,6 +321,8 @@ func (p *Peer) writeLoop() {
 		if !failed {
 			if err := p.conn.Flush(p.writeCtx); err != nil {
 				p.setFailure(err)
+			} else {
+				p.cfg.Events.MessagesOut(len(msgs))
 			}
 		}
 	}

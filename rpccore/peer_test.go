@@ -378,3 +378,37 @@ func TestPeerSlowConsumer(t *testing.T) {
 		})
 	}
 }
+
+// countingEvents counts PeerEvents.
+type countingEvents struct {
+	mu                       sync.Mutex
+	in, out, subs, peak, drop int
+}
+
+func (e *countingEvents) MessagesIn(n int)  { e.mu.Lock(); e.in += n; e.mu.Unlock() }
+func (e *countingEvents) MessagesOut(n int) { e.mu.Lock(); e.out += n; e.mu.Unlock() }
+func (e *countingEvents) SubscriptionsChanged(d int) {
+	e.mu.Lock()
+	e.subs += d
+	e.peak = max(e.peak, e.subs)
+	e.mu.Unlock()
+}
+func (e *countingEvents) NotificationsDropped(n int) { e.mu.Lock(); e.drop += n; e.mu.Unlock() }
+
+func TestPeerEvents(t *testing.T) {
+	events := &countingEvents{}
+	c, cancel, done := servePeer(t, demoServer(t), rpccore.PeerConfig{Events: events}, 64)
+	c.send(`{"jsonrpc":"2.0","method":"demo_subscribe","params":["chat"],"id":1}`)
+	c.send(`{"jsonrpc":"2.0","method":"demo_subscribe","params":["chat"],"id":2}`)
+	c.send(`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":3}`)
+	for range 3 {
+		c.recv(t)
+	}
+	cancel()
+	<-done
+	events.mu.Lock()
+	defer events.mu.Unlock()
+	if events.in != 3 || events.out != 3 || events.peak != 2 || events.subs != 0 || events.drop != 0 {
+		t.Fatalf("events: %+v", *events)
+	}
+}

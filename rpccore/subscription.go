@@ -116,9 +116,12 @@ type subscriptionTable struct {
 	mu     sync.Mutex
 	byID   map[string]*Subscription
 	closed bool
+	events PeerEvents
 }
 
-func (t *subscriptionTable) init() { t.byID = map[string]*Subscription{} }
+func (t *subscriptionTable) init(events PeerEvents) {
+	t.byID, t.events = map[string]*Subscription{}, events
+}
 
 // add registers s unless the limit is reached or the peer has ended.
 func (t *subscriptionTable) add(s *Subscription, limit int) error {
@@ -132,6 +135,7 @@ func (t *subscriptionTable) add(s *Subscription, limit int) error {
 			strconv.Itoa(limit) + ")"}
 	}
 	t.byID[s.id] = s
+	t.events.SubscriptionsChanged(1)
 	return nil
 }
 
@@ -143,6 +147,7 @@ func (t *subscriptionTable) remove(id string) bool {
 	t.mu.Unlock()
 	if s != nil {
 		s.cancel()
+		t.events.SubscriptionsChanged(-1)
 	}
 	return s != nil
 }
@@ -155,6 +160,9 @@ func (t *subscriptionTable) endAll() {
 	t.mu.Unlock()
 	for _, s := range subs {
 		s.cancel()
+	}
+	if len(subs) > 0 {
+		t.events.SubscriptionsChanged(-len(subs))
 	}
 }
 
