@@ -381,7 +381,7 @@ func TestPeerSlowConsumer(t *testing.T) {
 
 // countingEvents counts PeerEvents.
 type countingEvents struct {
-	mu                       sync.Mutex
+	mu                        sync.Mutex
 	in, out, subs, peak, drop int
 }
 
