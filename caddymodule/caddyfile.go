@@ -1,0 +1,186 @@
+package caddymodule
+
+// caddyfile.go parses the jsonrpc directive of the Caddyfile.
+
+import (
+	"math"
+	"path"
+	"strconv"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/dustin/go-humanize"
+)
+
+func init() {
+	httpcaddyfile.RegisterHandlerDirective("jsonrpc", parseCaddyfile)
+	httpcaddyfile.RegisterDirectiveOrder("jsonrpc", httpcaddyfile.Before, "respond")
+}
+
+// parseCaddyfile makes a Handler of a jsonrpc directive.
+func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
+	var handler Handler
+	err := handler.UnmarshalCaddyfile(h.Dispenser)
+	return &handler, err
+}
+
+// UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
+//
+//	jsonrpc [<matcher>] {
+//	    service <name> [{
+//	        <the service's own options>
+//	    }]
+//	    max_request_body  <size>
+//	    max_batch         <items>
+//	    max_response_body <size>
+//	    max_depth         <levels>
+//	    concurrency       <calls>
+//	    methods {
+//	        allow <patterns...>
+//	        deny  <patterns...>
+//	    }
+//	}
+//
+// service may be repeated to mount several services; allow and deny may be
+// repeated, their patterns add up. Sizes take units, as elsewhere in Caddy
+// (64KiB, 1MiB, 1MB).
+func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	d.Next() // the directive's name
+	if d.NextArg() {
+		return d.ArgErr()
+	}
+	seen := make(map[string]bool)
+	for d.NextBlock(0) {
+		option := d.Val()
+		if option != "service" {
+			if seen[option] {
+				return d.Errf("%s: specified twice", option)
+			}
+			seen[option] = true
+		}
+		var err error
+		switch option {
+		case "service":
+			err = h.parseService(d)
+		case "max_request_body":
+			h.MaxRequestBody, err = parseSize(d)
+		case "max_response_body":
+			h.MaxResponseBody, err = parseSize(d)
+		case "max_batch":
+			h.MaxBatch, err = parseCount(d)
+		case "max_depth":
+			h.MaxDepth, err = parseCount(d)
+		case "concurrency":
+			h.Concurrency, err = parseCount(d)
+		case "methods":
+			h.Methods, err = parseMethods(d)
+		default:
+			return d.Errf("unrecognized jsonrpc option %q", option)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parseService reads `service <name> [{ ... }]`. The block, if any, goes to
+// the service module's own UnmarshalCaddyfile.
+func (h *Handler) parseService(d *caddyfile.Dispenser) error {
+	if !d.NextArg() {
+		return d.Err("service: missing the service's name")
+	}
+	name := d.Val()
+	id := ServiceNamespace + "." + name
+	mod, err := caddy.GetModule(id)
+	if err != nil {
+		return d.Errf("service %s: no module %s (is it compiled in?)", name, id)
+	}
+	svc := mod.New()
+	seg := d.NextSegment()
+	if unm, ok := svc.(caddyfile.Unmarshaler); ok {
+		if err := unm.UnmarshalCaddyfile(caddyfile.NewDispenser(seg)); err != nil {
+			return err
+		}
+	} else if len(seg) > 1 {
+		return d.Errf("service %s: takes no options", name)
+	}
+	h.ServicesRaw = append(h.ServicesRaw, caddyconfig.JSONModuleObject(svc, "service", name, nil))
+	return nil
+}
+
+// parseSize reads the size argument of the current option.
+func parseSize(d *caddyfile.Dispenser) (int64, error) {
+	option := d.Val()
+	var arg string
+	if !d.AllArgs(&arg) {
+		return 0, d.Errf("%s: want one size, such as 1MiB", option)
+	}
+	n, err := humanize.ParseBytes(arg)
+	if err != nil {
+		return 0, d.Errf("%s: invalid size %q (want bytes, with or without a unit: 512, 64KiB, 1MiB, 1MB)",
+			option, arg)
+	}
+	if n == 0 {
+		return 0, d.Errf("%s: must be greater than zero", option)
+	}
+	if n > math.MaxInt64 || n > math.MaxInt {
+		return 0, d.Errf("%s: %s is too large", option, arg)
+	}
+	return int64(n), nil
+}
+
+// parseCount reads the positive integer argument of the current option.
+func parseCount(d *caddyfile.Dispenser) (int, error) {
+	option := d.Val()
+	var arg string
+	if !d.AllArgs(&arg) {
+		return 0, d.Errf("%s: want one number", option)
+	}
+	n, err := strconv.Atoi(arg)
+	if err != nil {
+		return 0, d.Errf("%s: invalid number %q", option, arg)
+	}
+	if n <= 0 {
+		return 0, d.Errf("%s: must be greater than zero, got %d", option, n)
+	}
+	return n, nil
+}
+
+// parseMethods reads the methods block.
+func parseMethods(d *caddyfile.Dispenser) (*MethodFilter, error) {
+	if d.NextArg() {
+		return nil, d.Err("methods: takes a block of allow and deny lines, not arguments")
+	}
+	f := new(MethodFilter)
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		rule := d.Val()
+		patterns := d.RemainingArgs()
+		if len(patterns) == 0 {
+			return nil, d.Errf("methods %s: want at least one pattern", rule)
+		}
+		for _, p := range patterns {
+			if _, err := path.Match(p, ""); err != nil {
+				return nil, d.Errf("methods %s: bad pattern %q: %v", rule, p, err)
+			}
+		}
+		switch rule {
+		case "allow":
+			f.Allow = append(f.Allow, patterns...)
+		case "deny":
+			f.Deny = append(f.Deny, patterns...)
+		default:
+			return nil, d.Errf("methods: unrecognized rule %q (want allow or deny)", rule)
+		}
+	}
+	if len(f.Allow) == 0 && len(f.Deny) == 0 {
+		return nil, d.Err("methods: empty block, want allow or deny lines")
+	}
+	return f, nil
+}
+
+// Interface guards
+var _ caddyfile.Unmarshaler = (*Handler)(nil)

@@ -1,0 +1,185 @@
+package caddymodule
+
+// handler.go holds the http.handlers.jsonrpc module: its configuration and
+// its provisioning into an rpccore.Server.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"github.com/caddyserver/caddy/v2"
+	"go.uber.org/zap"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
+)
+
+func init() {
+	caddy.RegisterModule(Handler{})
+}
+
+// Handler serves JSON-RPC 2.0 over HTTP: it answers POST requests holding a
+// JSON-RPC request or batch with the response document, running the methods
+// of the services it mounts.
+//
+// A call or batch with answers gets a 200 with `Content-Type:
+// application/json`, parse errors and invalid requests included (the error
+// is in the JSON-RPC answer); a document holding only notifications gets a
+// 204. A method other than POST gets a 405 with `Allow: POST`, a body that
+// is not declared as `application/json` (or `application/json-rpc`) a 415,
+// and a body larger than max_request_body a 413.
+//
+// The handler sets the placeholders `{http.jsonrpc.method}` (the method of
+// the first request), `{http.jsonrpc.id}` (its id as JSON text),
+// `{http.jsonrpc.batch_size}` (0 for a single request) and
+// `{http.jsonrpc.error_code}` (the first error code answered, 0 when none),
+// which `log_append` can add to the access log.
+type Handler struct {
+	// The services whose methods this endpoint serves: modules in the
+	// `jsonrpc.services` namespace, named by their `service` field (for
+	// example `{"service": "demo"}`). A method name registered by two
+	// services is a configuration error.
+	ServicesRaw []json.RawMessage `json:"services,omitempty" caddy:"namespace=jsonrpc.services inline_key=service"`
+
+	// The largest request body accepted, in bytes. Larger bodies are
+	// answered 413 without being read past the limit. Default: 5 MiB.
+	MaxRequestBody int64 `json:"max_request_body,omitempty"`
+
+	// The largest number of items in a batch. A larger batch is answered
+	// with a single -32600 error and none of its calls run. Default: 1000.
+	MaxBatch int `json:"max_batch,omitempty"`
+
+	// The largest response document, in bytes, error objects included. The
+	// call whose answer crosses it, and every later call of the batch, is
+	// answered -32003 "Response too large". Default: 25 MiB.
+	MaxResponseBody int64 `json:"max_response_body,omitempty"`
+
+	// The deepest nesting of arrays and objects in a request document (the
+	// document itself is level 1). Deeper documents are answered -32600.
+	// Default: 128.
+	MaxDepth int `json:"max_depth,omitempty"`
+
+	// How many calls of one batch may run at the same time, among the
+	// methods their service marks as blocking (waiting on I/O); other
+	// calls run one after another. 1 runs every batch strictly in order.
+	// Default: 16.
+	Concurrency int `json:"concurrency,omitempty"`
+
+	// Which of the registered methods this endpoint exposes. Methods it
+	// hides answer -32601 "Method not found". Default: all of them.
+	Methods *MethodFilter `json:"methods,omitempty"`
+
+	server  *rpccore.Server
+	logger  *zap.Logger
+	metrics *metrics
+	maxBody int64
+}
+
+// CaddyModule returns the Caddy module information.
+func (Handler) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{
+		ID:  "http.handlers.jsonrpc",
+		New: func() caddy.Module { return new(Handler) },
+	}
+}
+
+// Provision checks the configuration, loads the services and registers
+// their methods, and registers the metrics.
+func (h *Handler) Provision(ctx caddy.Context) error {
+	h.logger = ctx.Logger()
+	if err := h.check(); err != nil {
+		return err
+	}
+	h.maxBody = h.MaxRequestBody
+	if h.maxBody == 0 {
+		h.maxBody = rpccore.DefaultMaxRequestBytes
+	}
+	if err := registerCollectors(ctx.GetMetricsRegistry()); err != nil {
+		return fmt.Errorf("registering metrics: %w", err)
+	}
+
+	mods, err := ctx.LoadModule(h, "ServicesRaw")
+	if err != nil {
+		return fmt.Errorf("loading services: %w", err)
+	}
+	var services []mountedService
+	if mods != nil {
+		if services, err = asServices(mods.([]any)); err != nil {
+			return err
+		}
+	}
+	h.metrics = newMetrics()
+	h.server = rpccore.NewServer(h.options()...)
+	if err := mount(h.server, services); err != nil {
+		return err
+	}
+	h.metrics.resolve(h.server.Methods())
+	if len(services) == 0 {
+		h.logger.Warn("no service mounted: every call will answer -32601 Method not found")
+	}
+	return nil
+}
+
+// check fails for option values that cannot work, naming the option.
+func (h *Handler) check() error {
+	for _, o := range []struct {
+		name  string
+		value int64
+	}{
+		{"max_request_body", h.MaxRequestBody},
+		{"max_batch", int64(h.MaxBatch)},
+		{"max_response_body", h.MaxResponseBody},
+		{"max_depth", int64(h.MaxDepth)},
+		{"concurrency", int64(h.Concurrency)},
+	} {
+		if o.value < 0 {
+			return fmt.Errorf("%s: must not be negative, got %d", o.name, o.value)
+		}
+		if o.value > math.MaxInt {
+			return fmt.Errorf("%s: %d is too large", o.name, o.value)
+		}
+	}
+	if h.Methods != nil {
+		if err := h.Methods.validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// options are the rpccore options the configuration asks for.
+func (h *Handler) options() []rpccore.Option {
+	opts := []rpccore.Option{
+		rpccore.WithMaxRequestBytes(int(h.maxBody)),
+		rpccore.WithMaxBatch(h.MaxBatch),
+		rpccore.WithMaxResponseBytes(int(h.MaxResponseBody)),
+		rpccore.WithMaxDepth(h.MaxDepth),
+		rpccore.WithBatchConcurrency(h.Concurrency),
+		rpccore.WithPanicHandler(h.logPanic),
+		rpccore.WithObserver(h.metrics),
+	}
+	if h.Methods != nil && (len(h.Methods.Allow) > 0 || len(h.Methods.Deny) > 0) {
+		opts = append(opts, rpccore.WithMethodFilter(h.Methods.allows))
+	}
+	return opts
+}
+
+// logPanic logs a method that panicked; its caller got -32603.
+func (h *Handler) logPanic(ctx context.Context, method string, v any, stack []byte) {
+	fields := []zap.Field{
+		zap.String("method", method),
+		zap.Any("panic", v),
+		zap.ByteString("stack", stack),
+	}
+	if info := rpccore.RequestInfoFrom(ctx); info != nil {
+		fields = append(fields, zap.String("remote_addr", info.RemoteAddr))
+	}
+	h.logger.Error("method panicked", fields...)
+}
+
+// Interface guards
+var (
+	_ caddy.Module      = (*Handler)(nil)
+	_ caddy.Provisioner = (*Handler)(nil)
+)

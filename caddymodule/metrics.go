@@ -1,0 +1,151 @@
+package caddymodule
+
+// metrics.go holds the Prometheus metrics of every jsonrpc handler: calls by
+// method and outcome, call latency, batch sizes and documents by outcome.
+// The collectors are made once per process and registered on the registry
+// of each config Caddy loads, so their counts survive reloads.
+
+import (
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
+)
+
+// outcomes are the values of the outcome label: a bounded set whatever
+// codes methods choose.
+var outcomes = [...]string{"ok", "parse_error", "invalid_request", "method_not_found", "invalid_params",
+	"internal_error", "response_too_large", "error"}
+
+// outcomeIndex maps a JSON-RPC error code (0 for success) to its outcome.
+func outcomeIndex(code int) int {
+	switch code {
+	case 0:
+		return 0
+	case rpccore.CodeParseError:
+		return 1
+	case rpccore.CodeInvalidRequest:
+		return 2
+	case rpccore.CodeMethodNotFound:
+		return 3
+	case rpccore.CodeInvalidParams:
+		return 4
+	case rpccore.CodeInternalError:
+		return 5
+	case rpccore.CodeResponseTooLarge:
+		return 6
+	}
+	return 7
+}
+
+// collectors are the process-wide metric families.
+var collectors struct {
+	once      sync.Once
+	calls     *prometheus.CounterVec
+	duration  *prometheus.HistogramVec
+	batchSize prometheus.Histogram
+	documents *prometheus.CounterVec
+}
+
+func initCollectors() {
+	const ns, sub = "caddy", "jsonrpc"
+	collectors.calls = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: ns, Subsystem: sub, Name: "calls_total",
+		Help: "JSON-RPC calls that reached a registered method, by method and outcome.",
+	}, []string{"method", "outcome"})
+	collectors.duration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: ns, Subsystem: sub, Name: "call_duration_seconds",
+		Help:    "Time spent in registered methods, by method.",
+		Buckets: []float64{1e-6, 5e-6, 25e-6, 1e-4, 5e-4, 0.0025, 0.01, 0.05, 0.25, 1, 5},
+	}, []string{"method"})
+	collectors.batchSize = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Namespace: ns, Subsystem: sub, Name: "batch_size",
+		Help:    "Items per JSON-RPC batch.",
+		Buckets: []float64{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000},
+	})
+	collectors.documents = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: ns, Subsystem: sub, Name: "requests_total",
+		Help: "JSON-RPC request documents (single requests or batches) processed, by the outcome of their " +
+			"first error (ok when none). Unknown methods are counted here as method_not_found.",
+	}, []string{"outcome"})
+}
+
+// registerCollectors registers the collectors on reg. Registering them
+// again (a second handler in the same config) is not an error.
+func registerCollectors(reg prometheus.Registerer) error {
+	collectors.once.Do(initCollectors)
+	for _, c := range []prometheus.Collector{collectors.calls, collectors.duration, collectors.batchSize,
+		collectors.documents} {
+		if err := reg.Register(c); err != nil {
+			if _, already := errors.AsType[prometheus.AlreadyRegisteredError](err); !already {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// metrics observes one handler's calls. The series of every method
+// registered at provision time are resolved once, so a call costs no label
+// lookup; other names (registered later) fall back to the vectors.
+type metrics struct {
+	methods   map[string]*methodSeries
+	documents [len(outcomes)]prometheus.Counter
+}
+
+// methodSeries are one method's series.
+type methodSeries struct {
+	calls    [len(outcomes)]prometheus.Counter
+	duration prometheus.Observer
+}
+
+// newMetrics returns the metrics of a handler, with no method resolved.
+func newMetrics() *metrics {
+	collectors.once.Do(initCollectors)
+	m := &metrics{methods: make(map[string]*methodSeries)}
+	for i, o := range outcomes {
+		m.documents[i] = collectors.documents.WithLabelValues(o)
+	}
+	return m
+}
+
+// resolve looks up the series of the named methods. It must be called
+// before the handler serves: the map is read without a lock.
+func (m *metrics) resolve(methods []string) {
+	for _, name := range methods {
+		m.methods[name] = seriesFor(name)
+	}
+}
+
+// seriesFor resolves the series of one method.
+func seriesFor(method string) *methodSeries {
+	s := &methodSeries{duration: collectors.duration.WithLabelValues(method)}
+	for i, o := range outcomes {
+		s.calls[i] = collectors.calls.WithLabelValues(method, o)
+	}
+	return s
+}
+
+// ObserveCall counts a call of a registered method and its duration.
+func (m *metrics) ObserveCall(method string, code int, d time.Duration) {
+	s := m.methods[method]
+	if s == nil {
+		s = seriesFor(method)
+	}
+	s.calls[outcomeIndex(code)].Inc()
+	s.duration.Observe(d.Seconds())
+}
+
+// observeDocument counts a processed document and its batch size.
+func (m *metrics) observeDocument(sum *rpccore.Summary) {
+	m.documents[outcomeIndex(sum.ErrorCode)].Inc()
+	if sum.BatchSize > 0 {
+		collectors.batchSize.Observe(float64(sum.BatchSize))
+	}
+}
+
+// Interface guards
+var _ rpccore.Observer = (*metrics)(nil)

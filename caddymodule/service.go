@@ -1,0 +1,99 @@
+package caddymodule
+
+// service.go defines the jsonrpc.services namespace and mounts the services
+// a handler names, refusing method names registered twice.
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/caddyserver/caddy/v2"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
+)
+
+// ServiceNamespace is the Caddy module namespace of services: a service
+// called name has the module ID "jsonrpc.services.<name>".
+const ServiceNamespace = "jsonrpc.services"
+
+// Service is a set of JSON-RPC methods, packaged as a Caddy module in the
+// jsonrpc.services namespace. A handler provisions each service it mounts
+// (so a service may implement caddy.Provisioner, caddy.Validator and
+// caddy.CleanerUpper) and then calls RegisterMethods.
+//
+// RegisterMethods may be called more than once, on different servers (the
+// handler lists each service's methods on a scratch server to find names
+// registered twice), so it must only register methods: work that should
+// happen once belongs in Provision.
+type Service interface {
+	RegisterMethods(s *rpccore.Server) error
+}
+
+// mountedService is a loaded service and the name it was mounted under.
+type mountedService struct {
+	name string
+	svc  Service
+}
+
+// asServices checks that the loaded modules are services.
+func asServices(mods []any) ([]mountedService, error) {
+	out := make([]mountedService, 0, len(mods))
+	for _, m := range mods {
+		id := string(m.(caddy.Module).CaddyModule().ID)
+		svc, ok := m.(Service)
+		if !ok {
+			return nil, fmt.Errorf("module %s is not a jsonrpc service: it has no RegisterMethods method", id)
+		}
+		out = append(out, mountedService{name: serviceName(id), svc: svc})
+	}
+	return out, nil
+}
+
+// serviceName is the name of a service module: its ID without the namespace.
+func serviceName(id string) string {
+	return caddy.ModuleID(id).Name()
+}
+
+// mount registers the methods of every service into s. Each service first
+// registers into a scratch server of its own, which lists its methods (all
+// of them, the ones a method filter hides included) so that a name two
+// services share is reported with both their names.
+func mount(s *rpccore.Server, services []mountedService) error {
+	owner := make(map[string]string)
+	for _, ms := range services {
+		scratch := rpccore.NewServer()
+		if err := ms.svc.RegisterMethods(scratch); err != nil {
+			return &serviceError{service: ms.name, err: err}
+		}
+		names := scratch.Methods()
+		slices.Sort(names)
+		for _, name := range names {
+			if other, dup := owner[name]; dup {
+				if other == ms.name {
+					return fmt.Errorf("method %q is registered twice: service %s is mounted twice", name, ms.name)
+				}
+				return fmt.Errorf("method %q is registered twice: by service %s and by service %s", name, other, ms.name)
+			}
+			owner[name] = ms.name
+		}
+	}
+	for _, ms := range services {
+		if err := ms.svc.RegisterMethods(s); err != nil {
+			return &serviceError{service: ms.name, err: err}
+		}
+	}
+	return nil
+}
+
+// serviceError is a service's failure to register its methods, on one line.
+type serviceError struct {
+	service string
+	err     error
+}
+
+func (e *serviceError) Error() string {
+	return "service " + e.service + ": " + strings.ReplaceAll(e.err.Error(), "\n", ": ")
+}
+
+func (e *serviceError) Unwrap() error { return e.err }

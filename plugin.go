@@ -1,0 +1,12 @@
+// Package caddyjsonrpc plugs the JSON-RPC 2.0 handler into Caddy. Importing it
+// (or building with `xcaddy build --with github.com/caddy-jsonrpc/caddy-jsonrpc`)
+// registers the http.handlers.jsonrpc module, its Caddyfile directive and the
+// jsonrpc.services.demo service.
+package caddyjsonrpc
+
+import (
+	// The handler, the jsonrpc directive and the jsonrpc.services namespace.
+	_ "github.com/caddy-jsonrpc/caddy-jsonrpc/caddymodule"
+	// The demo service (jsonrpc.services.demo).
+	_ "github.com/caddy-jsonrpc/caddy-jsonrpc/caddymodule/demo"
+)

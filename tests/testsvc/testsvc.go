@@ -1,0 +1,68 @@
+// Package testsvc is the jsonrpc.services.testsvc module, which the
+// integration tests mount: methods that are slow, panic, or echo.
+package testsvc
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/caddymodule"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
+)
+
+func init() {
+	caddy.RegisterModule(Service{})
+}
+
+// Service serves sleep(ms, key), panic() and echo(v).
+type Service struct{}
+
+// CaddyModule returns the Caddy module information.
+func (Service) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{
+		ID:  "jsonrpc.services.testsvc",
+		New: func() caddy.Module { return new(Service) },
+	}
+}
+
+// RegisterMethods registers sleep, panic and echo into s.
+func (Service) RegisterMethods(s *rpccore.Server) error {
+	return errors.Join(
+		s.Register("sleep", rpccore.Func2(Sleep, "ms", "key").Default("key", "").Blocking()),
+		s.Register("panic", rpccore.Proc0(func(context.Context) error { panic("test panic") })),
+		s.Register("echo", rpccore.Func1(func(_ context.Context, v rpccore.RawJSON) (rpccore.RawJSON, error) {
+			return v, nil
+		}, "v")),
+	)
+}
+
+// started holds the keys of the sleep calls that began.
+var started sync.Map
+
+// Started reports whether a sleep call with key began: the server received
+// it and ran the method.
+func Started(key string) bool {
+	_, ok := started.Load(key)
+	return ok
+}
+
+// Sleep records key (when not empty) as started, waits ms milliseconds, or
+// until the call is cancelled, and returns ms.
+func Sleep(ctx context.Context, ms int, key string) (int, error) {
+	if key != "" {
+		started.Store(key, true)
+	}
+	select {
+	case <-time.After(time.Duration(ms) * time.Millisecond):
+		return ms, nil
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+}
+
+// Interface guards
+var _ caddymodule.Service = (*Service)(nil)

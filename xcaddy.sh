@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# xcaddy.sh builds Caddy with this module (bin/caddy) using pinned versions of
+# xcaddy and Caddy, and serves Caddyfile.example.
+#
+#   ./xcaddy.sh build   build bin/caddy
+#   ./xcaddy.sh run     build bin/caddy, then serve Caddyfile.example
+#                       (https://localhost:8443/rpc, admin on localhost:2019)
+set -euo pipefail
+
+XCADDY_VERSION=v0.4.5
+CADDY_VERSION=v2.11.9
+MODULE=github.com/caddy-jsonrpc/caddy-jsonrpc
+# The module path is not published, so xcaddy would ask the module proxy for
+# it and fail; pinning the zero pseudo-version and replacing it with this
+# checkout makes xcaddy use the local files.
+ZERO_VERSION=v0.0.0-00010101000000-000000000000
+
+cd "$(dirname "$0")"
+
+build() {
+	mkdir -p bin
+	go run "github.com/caddyserver/xcaddy/cmd/xcaddy@${XCADDY_VERSION}" build "${CADDY_VERSION}" \
+		--with "${MODULE}@${ZERO_VERSION}=." \
+		--output bin/caddy
+}
+
+case "${1:-}" in
+build)
+	build
+	;;
+run)
+	build
+	exec bin/caddy run --config Caddyfile.example --adapter caddyfile
+	;;
+*)
+	echo "usage: $0 build|run" >&2
+	exit 2
+	;;
+esac
