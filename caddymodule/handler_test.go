@@ -239,9 +239,9 @@ func TestMethodFilter(t *testing.T) {
 	})
 	for req, want := range map[string]string{
 		`{"jsonrpc":"2.0","method":"echo","params":["x"],"id":1}`: `"result":"x"`,
-		`{"jsonrpc":"2.0","method":"whoami","id":1}`:             `"result":["http"`,
-		`{"jsonrpc":"2.0","method":"big","params":[1],"id":1}`:   `"code":-32601`,
-		`{"jsonrpc":"2.0","method":"boom","id":1}`:               `"code":-32601`,
+		`{"jsonrpc":"2.0","method":"whoami","id":1}`:              `"result":["http"`,
+		`{"jsonrpc":"2.0","method":"big","params":[1],"id":1}`:    `"code":-32601`,
+		`{"jsonrpc":"2.0","method":"boom","id":1}`:                `"code":-32601`,
 	} {
 		if rec := post(t, h, req); !strings.Contains(rec.Body.String(), want) {
 			t.Errorf("%s: answer %s does not contain %s", req, rec.Body, want)
