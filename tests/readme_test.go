@@ -1,0 +1,94 @@
+package tests
+
+// readme_test.go keeps the README honest: its service is the one the tests
+// build, and its JSON is what its Caddyfile adapts to.
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2/caddyconfig"
+)
+
+// readmeBlock returns the fenced code block that follows marker in the
+// README.
+func readmeBlock(t *testing.T, marker string) string {
+	t.Helper()
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(readme), marker+"\n```")
+	if !ok {
+		t.Fatalf("README.md has no code block after %q", marker)
+	}
+	_, after, _ = strings.Cut(after, "\n") // the fence's language
+	block, _, ok := strings.Cut(after, "\n```\n")
+	if !ok {
+		t.Fatalf("the code block after %q does not end", marker)
+	}
+	return block + "\n"
+}
+
+func TestReadmeServiceIsTheTestedOne(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("greeter", "greeter.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readmeBlock(t, "<!-- tests/greeter/greeter.go -->"); got != string(src) {
+		t.Errorf("the README's service differs from tests/greeter/greeter.go")
+	}
+}
+
+func TestReadmeJSONIsTheAdaptedCaddyfile(t *testing.T) {
+	adapted, warnings, err := caddyconfig.GetAdapter("caddyfile").Adapt(
+		[]byte(readmeBlock(t, "<!-- readme:caddyfile -->")), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) > 0 {
+		t.Errorf("warnings: %v", warnings)
+	}
+	var config any
+	if err := json.Unmarshal(adapted, &config); err != nil {
+		t.Fatal(err)
+	}
+	got := findHandler(config, "jsonrpc")
+	if got == nil {
+		t.Fatalf("no jsonrpc handler in %s", adapted)
+	}
+	var want any
+	if err := json.Unmarshal([]byte(readmeBlock(t, "<!-- readme:json -->")), &want); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		b, _ := json.MarshalIndent(got, "", "\t")
+		t.Errorf("the README's JSON differs from the adapted Caddyfile's handler:\n%s", b)
+	}
+}
+
+// findHandler returns the first object of a JSON value whose "handler" is name.
+func findHandler(v any, name string) map[string]any {
+	switch v := v.(type) {
+	case map[string]any:
+		if v["handler"] == name {
+			return v
+		}
+		for _, e := range v {
+			if h := findHandler(e, name); h != nil {
+				return h
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if h := findHandler(e, name); h != nil {
+				return h
+			}
+		}
+	}
+	return nil
+}
