@@ -28,6 +28,7 @@ var inProcess struct {
 // endpoints, with their options, that the tests call.
 const inProcessCaddyfile = `{
 	admin localhost:{{admin}}
+	default_bind 127.0.0.1
 	skip_install_trust
 	auto_https disable_redirects
 	http_port {{http}}
