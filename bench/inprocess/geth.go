@@ -1,0 +1,57 @@
+package inprocess
+
+// geth.go drives go-ethereum's rpc server through its ServeHTTP.
+
+import (
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/ethereum/go-ethereum/rpc"
+)
+
+// gethNamespace is the namespace the geth service is registered under.
+// go-ethereum requires "namespace_method" names and lowers the first letter
+// of each Go method name, so "add" is served as "bench_add" and
+// "NullableFloatToNullableFloat" as "bench_nullableFloatToNullableFloat".
+const gethNamespace = "bench"
+
+// gethService holds the five benchmark methods as go-ethereum expects them:
+// exported methods of a registered value.
+type gethService struct{}
+
+// Add returns a + b.
+func (gethService) Add(a, b float64) float64 { return a + b }
+
+// AddInt returns a + b.
+func (gethService) AddInt(a, b int) int { return a + b }
+
+// NullableFloatToNullableFloat returns x, null or not.
+func (gethService) NullableFloatToNullableFloat(x *float32) *float32 { return x }
+
+// Test2 returns x.
+func (gethService) Test2(x float64) float64 { return x }
+
+// StringMe returns s.
+func (gethService) StringMe(s string) string { return s }
+
+// gethRename maps a workload method name to go-ethereum's spelling.
+func gethRename(name string) string {
+	r, n := utf8.DecodeRuneInString(name)
+	return gethNamespace + "_" + string(unicode.ToLower(r)) + name[n:]
+}
+
+// Geth is go-ethereum's rpc.Server, called through its ServeHTTP with an
+// in-memory POST (a reused *http.Request and response writer per caller).
+func Geth() Impl {
+	s := rpc.NewServer()
+	if err := s.RegisterName(gethNamespace, gethService{}); err != nil {
+		panic(err)
+	}
+	return Impl{
+		Name:   "geth",
+		Rename: gethRename,
+		NewCaller: func() (Caller, func()) {
+			return newMemExchange(s).call, func() {}
+		},
+	}
+}

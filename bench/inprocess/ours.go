@@ -1,0 +1,30 @@
+package inprocess
+
+// ours.go drives this project's rpccore.
+
+import (
+	"context"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/demo"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
+)
+
+// Ours is rpccore with the demo service, called through Process with a
+// reused output buffer.
+func Ours() Impl {
+	s := rpccore.NewServer()
+	if err := demo.Register(s); err != nil {
+		panic(err)
+	}
+	return Impl{
+		Name: "ours",
+		NewCaller: func() (Caller, func()) {
+			ctx := context.Background()
+			dst := make([]byte, 0, 8<<10)
+			return func(req []byte) []byte {
+				dst = s.Process(ctx, req, dst[:0])
+				return dst
+			}, func() {}
+		},
+	}
+}

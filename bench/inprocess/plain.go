@@ -1,0 +1,149 @@
+package inprocess
+
+// plain.go holds the plain dispatcher: unmarshal the request into a struct,
+// switch on the method, unmarshal the params, marshal a response struct. It
+// is written once over a codec and instantiated with encoding/json and with
+// github.com/goccy/go-json.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+)
+
+// codec is the pair of functions a plain dispatcher encodes with.
+type codec struct {
+	unmarshal func([]byte, any) error
+	marshal   func(any) ([]byte, error)
+}
+
+// plainRequest is a request object with its params and id kept raw.
+type plainRequest struct {
+	JSONRPC string          `json:"jsonrpc"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params"`
+	ID      json.RawMessage `json:"id"`
+}
+
+// plainResponse is a response object.
+type plainResponse struct {
+	JSONRPC string          `json:"jsonrpc"`
+	Result  any             `json:"result,omitempty"`
+	Error   *plainError     `json:"error,omitempty"`
+	ID      json.RawMessage `json:"id"`
+}
+
+// plainError is a response's error member.
+type plainError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+}
+
+// Error codes the plain dispatcher answers with.
+var (
+	errPlainParse   = &plainError{Code: -32700, Message: "Parse error"}
+	errPlainInvalid = &plainError{Code: -32600, Message: "Invalid Request"}
+	errPlainMethod  = &plainError{Code: -32601, Message: "Method not found"}
+	errPlainParams  = &plainError{Code: -32602, Message: "Invalid params"}
+)
+
+// nullID is the id of an answer whose request id is unknown.
+var nullID = json.RawMessage("null")
+
+// process answers one request document, single or batch.
+func (c codec) process(doc []byte) []byte {
+	doc = bytes.TrimSpace(doc)
+	if len(doc) > 0 && doc[0] == '[' {
+		var items []json.RawMessage
+		if err := c.unmarshal(doc, &items); err != nil {
+			return c.encode(&plainResponse{JSONRPC: "2.0", Error: errPlainParse, ID: nullID})
+		}
+		out := []byte{'['}
+		for i, item := range items {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, c.one(item)...)
+		}
+		return append(out, ']')
+	}
+	return c.one(doc)
+}
+
+// one answers one request object.
+func (c codec) one(doc []byte) []byte {
+	var req plainRequest
+	if err := c.unmarshal(doc, &req); err != nil {
+		return c.encode(&plainResponse{JSONRPC: "2.0", Error: errPlainParse, ID: nullID})
+	}
+	if req.JSONRPC != "2.0" || req.Method == "" {
+		return c.encode(&plainResponse{JSONRPC: "2.0", Error: errPlainInvalid, ID: orNull(req.ID)})
+	}
+	rsp := plainResponse{JSONRPC: "2.0", ID: orNull(req.ID)}
+	rsp.Result, rsp.Error = c.dispatch(req.Method, req.Params)
+	return c.encode(&rsp)
+}
+
+// dispatch runs the named method on params.
+func (c codec) dispatch(method string, params json.RawMessage) (any, *plainError) {
+	switch method {
+	case "add":
+		var p [2]float64
+		if err := c.unmarshal(params, &p); err != nil {
+			return nil, errPlainParams
+		}
+		return p[0] + p[1], nil
+	case "addInt":
+		var p [2]int
+		if err := c.unmarshal(params, &p); err != nil {
+			return nil, errPlainParams
+		}
+		return p[0] + p[1], nil
+	case "NullableFloatToNullableFloat":
+		var p [1]*float32
+		if err := c.unmarshal(params, &p); err != nil {
+			return nil, errPlainParams
+		}
+		return p[0], nil
+	case "Test2":
+		var p [1]float64
+		if err := c.unmarshal(params, &p); err != nil {
+			return nil, errPlainParams
+		}
+		return p[0], nil
+	case "StringMe":
+		var p [1]string
+		if err := c.unmarshal(params, &p); err != nil {
+			return nil, errPlainParams
+		}
+		return p[0], nil
+	}
+	return nil, errPlainMethod
+}
+
+// encode marshals rsp; a response always marshals.
+func (c codec) encode(rsp *plainResponse) []byte {
+	b, err := c.marshal(rsp)
+	if err != nil {
+		panic(errors.Join(errors.New("plain dispatcher: marshal response"), err))
+	}
+	return b
+}
+
+// orNull returns id, or null when it is absent.
+func orNull(id json.RawMessage) json.RawMessage {
+	if len(id) == 0 {
+		return nullID
+	}
+	return id
+}
+
+// plainImpl makes an Impl of the plain dispatcher over c.
+func plainImpl(name string, c codec) Impl {
+	return Impl{
+		Name: name,
+		NewCaller: func() (Caller, func()) {
+			return c.process, func() {}
+		},
+	}
+}

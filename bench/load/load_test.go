@@ -1,0 +1,139 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+)
+
+const answer = `{"jsonrpc":"2.0","result":3,"id":1}`
+
+// newTLSServer starts an HTTPS server speaking HTTP/1.1 and HTTP/2 that
+// answers every POST with answer.
+func newTLSServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, answer)
+	}))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestRunCountsRequestsOverEachProtocol(t *testing.T) {
+	srv := newTLSServer(t)
+	for _, h2 := range []bool{false, true} {
+		res, err := Run(context.Background(), Config{
+			URL: srv.URL + "/rpc", Body: []byte(`{}`), HTTP2: h2, Conns: 4, Requests: 200, Insecure: true,
+			ExpectBody: []byte(answer), ExpectContentType: "application/json", CallsPerRequest: 100,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantProto := map[bool]string{false: "HTTP/1.1", true: "HTTP/2.0"}[h2]
+		if res.Errors != 0 || res.Requests != 200 || res.Proto != wantProto {
+			t.Fatalf("h2=%v: %+v", h2, res)
+		}
+		if res.CallsPerSec != res.RequestsPerSec*100 || res.Latency.P50 <= 0 || res.Latency.P99 < res.Latency.P50 {
+			t.Fatalf("h2=%v: figures %+v", h2, res)
+		}
+	}
+}
+
+func TestRunStopsAtTheDuration(t *testing.T) {
+	srv := newTLSServer(t)
+	start := time.Now()
+	res, err := Run(context.Background(), Config{
+		URL: srv.URL, Body: []byte(`{}`), Conns: 2, Duration: 200 * time.Millisecond, Insecure: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 2*time.Second || res.Requests == 0 || res.Errors != 0 {
+		t.Fatalf("took %v: %+v", took, res)
+	}
+}
+
+func TestRunCountsWrongAnswersAsErrors(t *testing.T) {
+	srv := newTLSServer(t)
+	res, err := Run(context.Background(), Config{
+		URL: srv.URL, Body: []byte(`{}`), Requests: 10, Insecure: true, ExpectBody: []byte(`{"other":1}`),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Errors != 10 || res.Requests != 0 || !strings.Contains(res.FirstError, "body") {
+		t.Fatalf("%+v", res)
+	}
+}
+
+func TestRunCountsAWrongProtocolAsAnError(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	res, err := Run(context.Background(), Config{URL: srv.URL, HTTP2: true, Requests: 3, Insecure: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Errors != 3 {
+		t.Fatalf("an HTTP/1.1-only server passed an HTTP/2 run: %+v", res)
+	}
+}
+
+func TestRunRefusesTargetsOffThisMachine(t *testing.T) {
+	for _, target := range []string{"https://example.com/rpc", "http://10.1.2.3:8080/", "https://[2001:db8::1]/", "ftp://127.0.0.1/"} {
+		if _, err := Run(context.Background(), Config{URL: target, Requests: 1}); err == nil {
+			t.Errorf("%s: no error", target)
+		}
+	}
+	if _, err := Run(context.Background(), Config{URL: "http://8.8.8.8/", Requests: 1}); !errors.Is(err, ErrNotLoopback) {
+		t.Errorf("8.8.8.8: %v", err)
+	}
+}
+
+func TestCheckLoopbackURLAcceptsLoopback(t *testing.T) {
+	for _, target := range []string{"https://127.0.0.1:8443/rpc", "http://localhost/", "https://[::1]:9000/", "http://127.3.4.5/"} {
+		u, _ := url.Parse(target)
+		if err := CheckLoopbackURL(u); err != nil {
+			t.Errorf("%s: %v", target, err)
+		}
+	}
+}
+
+func TestDialsAreCheckedAfterResolution(t *testing.T) {
+	if err := loopbackOnly("tcp", "192.0.2.1:443", nil); !errors.Is(err, ErrNotLoopback) {
+		t.Errorf("192.0.2.1: %v", err)
+	}
+	if err := loopbackOnly("tcp", "127.0.0.1:443", nil); err != nil {
+		t.Errorf("127.0.0.1: %v", err)
+	}
+}
+
+func TestRunNeedsABound(t *testing.T) {
+	if _, err := Run(context.Background(), Config{URL: "http://127.0.0.1/"}); err == nil {
+		t.Error("a run without duration or count was accepted")
+	}
+}
+
+func TestSummariseTakesNearestRank(t *testing.T) {
+	var lat []time.Duration
+	for i := 100; i >= 1; i-- {
+		lat = append(lat, time.Duration(i)*time.Millisecond)
+	}
+	got := summarise(lat)
+	if got.P50 != 50 || got.P90 != 90 || got.P99 != 99 || got.Max != 100 || got.Mean != 50.5 {
+		t.Fatalf("%+v", got)
+	}
+}

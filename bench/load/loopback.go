@@ -1,0 +1,43 @@
+package load
+
+// loopback.go keeps the generator on the local machine.
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"syscall"
+)
+
+// ErrNotLoopback is returned for a target that is not on this machine.
+var ErrNotLoopback = errors.New("load: only loopback targets are allowed")
+
+// CheckLoopbackURL fails unless u is an http or https URL whose host is a
+// loopback IP address or "localhost".
+func CheckLoopbackURL(u *url.URL) error {
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("load: scheme %q: want http or https", u.Scheme)
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("%w: host %q", ErrNotLoopback, host)
+}
+
+// loopbackOnly is a net.Dialer Control function that refuses any resolved
+// address that is not a loopback IP.
+func loopbackOnly(_, address string, _ syscall.RawConn) error {
+	host, _, err := net.SplitHostPort(address)
+	if err != nil {
+		return err
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		return fmt.Errorf("%w: dial %s", ErrNotLoopback, address)
+	}
+	return nil
+}
