@@ -409,6 +409,6 @@ func TestPeerEvents(t *testing.T) {
 	events.mu.Lock()
 	defer events.mu.Unlock()
 	if events.in != 3 || events.out != 3 || events.peak != 2 || events.subs != 0 || events.drop != 0 {
-		t.Fatalf("events: %+v", *events)
+		t.Fatalf("events: in %d out %d subs %d peak %d dropped %d", events.in, events.out, events.subs, events.peak, events.drop)
 	}
 }

@@ -63,20 +63,31 @@ func (s *scanner) requestObject(r *request) bool {
 		if s.peek() != '"' {
 			return s.fail()
 		}
-		keyStart := s.pos
-		keyEscaped, ok := s.str()
-		if !ok {
-			return false
+		key, n := compactKey(s.buf[s.pos:])
+		if n > 0 {
+			s.pos += n
+		} else {
+			keyStart := s.pos
+			keyEscaped, ok := s.str()
+			if !ok {
+				return false
+			}
+			name := s.buf[keyStart+1 : s.pos-1]
+			if keyEscaped {
+				var scratch [32]byte
+				name = unescapeInto(scratch[:0], name)
+			}
+			key = keyOf(name)
+			if s.peek() != ':' {
+				return s.fail()
+			}
+			s.pos++
 		}
-		key := s.buf[keyStart+1 : s.pos-1]
-		if s.peek() != ':' {
-			return s.fail()
-		}
-		s.pos++
 		first := s.peek()
 		valStart := s.pos
 		valEscaped := false
 		if first == '"' {
+			var ok bool
 			if valEscaped, ok = s.str(); !ok {
 				return false
 			}
@@ -84,28 +95,24 @@ func (s *scanner) requestObject(r *request) bool {
 			return s.fail()
 		}
 		val := s.buf[valStart:s.pos]
-		if keyEscaped {
-			var scratch [32]byte
-			key = unescapeInto(scratch[:0], key)
-		}
-		switch string(key) {
-		case "jsonrpc":
+		switch key {
+		case keyJSONRPC:
 			versionOK = isVersion20(val)
-		case "method":
+		case keyMethod:
 			r.named = true
 			hasMethod = first == '"'
 			if hasMethod {
 				r.method = val[1 : len(val)-1]
 				r.escaped = valEscaped
 			}
-		case "params":
+		case keyParams:
 			r.params = val
-		case "id":
+		case keyID:
 			r.id = val
 			r.badID = first == '{' || first == '[' || first == 't' || first == 'f'
-		case "result":
+		case keyResult:
 			r.result = val
-		case "error":
+		case keyError:
 			r.errVal = val
 		}
 		switch s.peek() {
@@ -125,6 +132,69 @@ func (s *scanner) requestObject(r *request) bool {
 			return s.fail()
 		}
 	}
+}
+
+// memberKey names the members of Request and Response objects.
+type memberKey uint8
+
+const (
+	keyOther memberKey = iota
+	keyJSONRPC
+	keyMethod
+	keyParams
+	keyID
+	keyResult
+	keyError
+)
+
+// keyOf identifies an (unescaped) member name.
+func keyOf(name []byte) memberKey {
+	switch string(name) {
+	case "jsonrpc":
+		return keyJSONRPC
+	case "method":
+		return keyMethod
+	case "params":
+		return keyParams
+	case "id":
+		return keyID
+	case "result":
+		return keyResult
+	case "error":
+		return keyError
+	}
+	return keyOther
+}
+
+// compactKey recognises a member name written plainly and followed at once
+// by the colon, as compact JSON has it, and returns it with the length of
+// `"name":`. It returns n == 0 for anything else, which the general path
+// reads.
+func compactKey(b []byte) (key memberKey, n int) {
+	if len(b) < 10 {
+		return keyOther, 0
+	}
+	var want string
+	switch b[1] {
+	case 'j':
+		key, want = keyJSONRPC, `"jsonrpc":`
+	case 'm':
+		key, want = keyMethod, `"method":`
+	case 'p':
+		key, want = keyParams, `"params":`
+	case 'i':
+		key, want = keyID, `"id":`
+	case 'r':
+		key, want = keyResult, `"result":`
+	case 'e':
+		key, want = keyError, `"error":`
+	default:
+		return keyOther, 0
+	}
+	if string(b[:len(want)]) != want {
+		return keyOther, 0
+	}
+	return key, len(want)
 }
 
 // canonicalVersion is the version member as nearly every client writes it,

@@ -4,7 +4,10 @@ package rpccore
 // against RFC 8259 (the grammar encoding/json.Valid accepts) and measures its
 // nesting depth. It never allocates and never builds values.
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // maxValidDepth is the deepest nesting encoding/json accepts; deeper documents
 // are rejected as invalid JSON so that both agree on what is JSON.
@@ -167,7 +170,11 @@ func (s *scanner) str() (escaped bool, ok bool) {
 	i := s.pos + 1
 	for {
 		// Fast path: plain bytes, eight at a time, then one by one.
-		for i+8 <= len(buf) && !hasSpecialByte(binary.LittleEndian.Uint64(buf[i:])) {
+		for i+8 <= len(buf) {
+			if m := specialBytes(binary.LittleEndian.Uint64(buf[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
 			i += 8
 		}
 		for i < len(buf) && plainStringByte[buf[i]] {
@@ -252,14 +259,16 @@ func (s *scanner) number() bool {
 	return true
 }
 
-// hasSpecialByte reports whether any of the eight bytes in w is a control
-// character, '"' or '\\' (the bytes that stop the plain run of a string).
-func hasSpecialByte(w uint64) bool {
+// specialBytes marks, with the high bit of each byte, the bytes of w
+// (eight bytes read little-endian) that stop the plain run of a string: a
+// control character, '"' or '\\'. Only the lowest mark is sure to be exact,
+// which is all a scan needs.
+func specialBytes(w uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	control := (w - ones*0x20) &^ w
 	quote := w ^ (ones * '"')
 	backslash := w ^ (ones * '\\')
-	return (control|(quote-ones)&^quote|(backslash-ones)&^backslash)&highs != 0
+	return (control | (quote-ones)&^quote | (backslash-ones)&^backslash) & highs
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
