@@ -66,3 +66,22 @@ func (f *MethodFilter) allows(name string) bool {
 	}
 	return false
 }
+
+// unused returns the allow patterns that match none of the exposed methods:
+// most likely typos.
+func (f *MethodFilter) unused(exposed []string) []string {
+	var out []string
+	for _, p := range f.Allow {
+		used := false
+		for _, name := range exposed {
+			if ok, _ := path.Match(p, name); ok {
+				used = true
+				break
+			}
+		}
+		if !used {
+			out = append(out, p)
+		}
+	}
+	return out
+}

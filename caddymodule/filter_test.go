@@ -50,3 +50,11 @@ func TestMethodFilterValidate(t *testing.T) {
 		}
 	}
 }
+
+func TestMethodFilterUnused(t *testing.T) {
+	f := MethodFilter{Allow: []string{"add*", "sbutract", "get_?ata"}}
+	got := f.unused([]string{"add", "addInt", "get_data", "subtract"})
+	if len(got) != 1 || got[0] != "sbutract" {
+		t.Errorf("unused %v, want [sbutract]", got)
+	}
+}

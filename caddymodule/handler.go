@@ -114,9 +114,15 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := mount(h.server, services); err != nil {
 		return err
 	}
-	h.metrics.resolve(h.server.Methods())
+	methods := h.server.Methods()
+	h.metrics.resolve(methods)
 	if len(services) == 0 {
 		h.logger.Warn("no service mounted: every call will answer -32601 Method not found")
+	}
+	if h.Methods != nil {
+		for _, p := range h.Methods.unused(methods) {
+			h.logger.Warn("methods allow pattern matches no exposed method", zap.String("pattern", p))
+		}
 	}
 	return nil
 }
