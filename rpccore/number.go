@@ -69,10 +69,14 @@ func parseFloat32(raw []byte) (float32, error) {
 // appendIntegral appends f when it is an integer that float64 holds
 // exactly, and reports whether it did.
 func appendIntegral(dst []byte, f float64) ([]byte, bool) {
-	if f != math.Trunc(f) || math.Abs(f) >= 1<<53 || (f == 0 && math.Signbit(f)) {
+	if f <= -1<<53 || f >= 1<<53 {
 		return dst, false
 	}
-	return strconv.AppendInt(dst, int64(f), 10), true
+	n := int64(f)
+	if float64(n) != f || (n == 0 && math.Signbit(f)) {
+		return dst, false
+	}
+	return strconv.AppendInt(dst, n, 10), true
 }
 
 // appendShortDecimal appends f in plain decimal notation when a few exact
@@ -126,22 +130,21 @@ func appendFixed(dst []byte, neg bool, mant uint64, frac int) []byte {
 		mant /= 10
 		frac--
 	}
-	if neg {
-		dst = append(dst, '-')
-	}
-	var digits [24]byte
-	n := len(strconv.AppendUint(digits[:0], mant, 10))
-	if n <= frac { // 0.00ddd
-		dst = append(dst, '0', '.')
-		for range frac - n {
-			dst = append(dst, '0')
+	// Digits from the right, with the point and leading zeros in place.
+	var buf [24]byte
+	i := len(buf)
+	for written := 0; mant > 0 || written <= frac; written++ {
+		if written == frac && frac > 0 {
+			i--
+			buf[i] = '.'
 		}
-		return append(dst, digits[:n]...)
+		i--
+		buf[i] = byte('0' + mant%10)
+		mant /= 10
 	}
-	dst = append(dst, digits[:n-frac]...)
-	if frac > 0 {
-		dst = append(dst, '.')
-		dst = append(dst, digits[n-frac:n]...)
+	if neg {
+		i--
+		buf[i] = '-'
 	}
-	return dst
+	return append(dst, buf[i:]...)
 }

@@ -29,17 +29,15 @@ func skipValid(buf []byte, i int) int {
 		}
 		return i
 	default: // number or literal
-		for i < len(buf) && !isDelimiter(buf[i]) {
+		for i < len(buf) && !delimiter[buf[i]] {
 			i++
 		}
 		return i
 	}
 }
 
-// isDelimiter reports whether c ends a number or a literal.
-func isDelimiter(c byte) bool {
-	return c == ',' || c == '}' || c == ']' || isSpace(c)
-}
+// delimiter marks the bytes that end a number or a literal.
+var delimiter = [256]bool{',': true, '}': true, ']': true, ' ': true, '\n': true, '\r': true, '\t': true}
 
 // skipValidString returns the offset just past the string starting at buf[i].
 func skipValidString(buf []byte, i int) int {
