@@ -162,6 +162,7 @@ type exampleServer struct {
 	admin     string // http://localhost:<port>
 	caddyfile string
 	stderr    *syncBuffer
+	cmd       *exec.Cmd
 	done      chan error
 }
 
@@ -193,6 +194,7 @@ func startExample(t *testing.T) *exampleServer {
 		done:      make(chan error, 1),
 	}
 	cmd := exec.Command(bin, "run", "--config", file, "--adapter", "caddyfile")
+	s.cmd = cmd
 	cmd.Env = caddyEnv(t)
 	cmd.Stdout, cmd.Stderr = s.stderr, s.stderr
 	if err := cmd.Start(); err != nil {
@@ -241,7 +243,9 @@ func (s *exampleServer) stop(t *testing.T) {
 	select {
 	case <-s.done:
 	case <-time.After(10 * time.Second):
-		t.Error("bin/caddy did not stop within 10s of POST /stop")
+		t.Error("bin/caddy did not stop within 10s of POST /stop; killing it")
+		_ = s.cmd.Process.Kill()
+		<-s.done
 	}
 }
 
