@@ -42,6 +42,17 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	        allow <patterns...>
 //	        deny  <patterns...>
 //	    }
+//	    websocket off
+//	    websocket {
+//	        origins           <host patterns...>
+//	        max_message       <size>
+//	        ping_interval     <duration>
+//	        max_connections   <connections>
+//	        max_in_flight     <documents>
+//	        send_queue        <notifications>
+//	        slow_consumer     drop_oldest|disconnect
+//	        max_subscriptions <subscriptions>
+//	    }
 //	}
 //
 // service may be repeated to mount several services; allow and deny may be
@@ -77,6 +88,8 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			h.Concurrency, err = parseCount(d)
 		case "methods":
 			h.Methods, err = parseMethods(d)
+		case "websocket":
+			h.WebSocket, err = parseWebSocket(d)
 		default:
 			return d.Errf("unrecognized jsonrpc option %q", option)
 		}
@@ -180,6 +193,87 @@ func parseMethods(d *caddyfile.Dispenser) (*MethodFilter, error) {
 		return nil, d.Err("methods: empty block, want allow or deny lines")
 	}
 	return f, nil
+}
+
+// parseWebSocket reads `websocket off` or the websocket block.
+func parseWebSocket(d *caddyfile.Dispenser) (*WebSocketConfig, error) {
+	c := new(WebSocketConfig)
+	if d.NextArg() {
+		if d.Val() != "off" || d.NextArg() {
+			return nil, d.Errf("websocket: unexpected argument %q (want off, or a block)", d.Val())
+		}
+		if d.NextBlock(d.Nesting()) {
+			return nil, d.Err("websocket off: takes no block")
+		}
+		c.Disabled = true
+		return c, nil
+	}
+	seen := make(map[string]bool)
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		option := d.Val()
+		if seen[option] {
+			return nil, d.Errf("websocket %s: specified twice", option)
+		}
+		seen[option] = true
+		var err error
+		switch option {
+		case "origins":
+			c.Origins = d.RemainingArgs()
+			if len(c.Origins) == 0 {
+				return nil, d.Err("websocket origins: want at least one host pattern")
+			}
+			for _, p := range c.Origins {
+				if _, err := path.Match(p, ""); err != nil {
+					return nil, d.Errf("websocket origins: bad pattern %q: %v", p, err)
+				}
+			}
+		case "max_message":
+			c.MaxMessage, err = parseSize(d)
+		case "ping_interval":
+			c.PingInterval, err = parseDuration(d)
+		case "max_connections":
+			c.MaxConnections, err = parseCount(d)
+		case "max_in_flight":
+			c.MaxInFlight, err = parseCount(d)
+		case "send_queue":
+			c.SendQueue, err = parseCount(d)
+		case "max_subscriptions":
+			c.MaxSubscriptions, err = parseCount(d)
+		case "slow_consumer":
+			var policy string
+			if !d.AllArgs(&policy) {
+				return nil, d.Err("websocket slow_consumer: want drop_oldest or disconnect")
+			}
+			if _, ok := slowConsumerPolicies[policy]; !ok {
+				return nil, d.Errf("websocket slow_consumer: %q is not drop_oldest or disconnect", policy)
+			}
+			c.SlowConsumer = policy
+		default:
+			return nil, d.Errf("unrecognized websocket option %q", option)
+		}
+		if err != nil {
+			return nil, d.Errf("websocket %v", err)
+		}
+	}
+	return c, nil
+}
+
+// parseDuration reads the positive duration argument of the current
+// option (Caddy's forms: 30s, 1m, 1d).
+func parseDuration(d *caddyfile.Dispenser) (caddy.Duration, error) {
+	option := d.Val()
+	var arg string
+	if !d.AllArgs(&arg) {
+		return 0, d.Errf("%s: want one duration, such as 30s", option)
+	}
+	dur, err := caddy.ParseDuration(arg)
+	if err != nil {
+		return 0, d.Errf("%s: invalid duration %q", option, arg)
+	}
+	if dur <= 0 {
+		return 0, d.Errf("%s: must be greater than zero", option)
+	}
+	return caddy.Duration(dur), nil
 }
 
 // Interface guards

@@ -106,6 +106,26 @@ func TestUnmarshalCaddyfileOptions(t *testing.T) {
 				deny notify_*
 			}
 		}`, `{"methods":{"deny":["notify_*"]}}`},
+		{"websocket on with defaults", `jsonrpc {
+			websocket
+		}`, `{"websocket":{}}`},
+		{"websocket off", `jsonrpc {
+			websocket off
+		}`, `{"websocket":{"disabled":true}}`},
+		{"websocket block", `jsonrpc {
+			websocket {
+				origins app.example.com *.example.org
+				max_message 64KiB
+				ping_interval 15s
+				max_connections 100
+				max_in_flight 8
+				send_queue 256
+				slow_consumer disconnect
+				max_subscriptions 16
+			}
+		}`, `{"websocket":{"origins":["app.example.com","*.example.org"],"max_message":65536,` +
+			`"ping_interval":15000000000,"max_connections":100,"max_in_flight":8,"send_queue":256,` +
+			`"slow_consumer":"disconnect","max_subscriptions":16}}`},
 		{"everything", `jsonrpc {
 			service plain_test
 			max_request_body 1MiB
@@ -146,9 +166,83 @@ func TestUnmarshalCaddyfileErrors(t *testing.T) {
 		{"unknown option", `jsonrpc {
 			bogus 1
 		}`, `unrecognized jsonrpc option "bogus"`},
-		{"websocket not yet", `jsonrpc {
-			websocket
-		}`, `unrecognized jsonrpc option "websocket"`},
+		{"websocket with a bad argument", `jsonrpc {
+			websocket on
+		}`, `websocket: unexpected argument "on"`},
+		{"websocket off with more", `jsonrpc {
+			websocket off now
+		}`, `websocket: unexpected argument "now"`},
+		{"websocket off with a block", `jsonrpc {
+			websocket off {
+				max_message 1KiB
+			}
+		}`, "websocket off: takes no block"},
+		{"unknown websocket option", `jsonrpc {
+			websocket {
+				bogus 1
+			}
+		}`, `unrecognized websocket option "bogus"`},
+		{"websocket option twice", `jsonrpc {
+			websocket {
+				send_queue 1
+				send_queue 2
+			}
+		}`, "websocket send_queue: specified twice"},
+		{"websocket origins without patterns", `jsonrpc {
+			websocket {
+				origins
+			}
+		}`, "websocket origins: want at least one host pattern"},
+		{"websocket origins bad pattern", `jsonrpc {
+			websocket {
+				origins [bad
+			}
+		}`, `websocket origins: bad pattern "[bad"`},
+		{"websocket max_message not a size", `jsonrpc {
+			websocket {
+				max_message lots
+			}
+		}`, `websocket max_message: invalid size "lots"`},
+		{"websocket ping_interval not a duration", `jsonrpc {
+			websocket {
+				ping_interval often
+			}
+		}`, `websocket ping_interval: invalid duration "often"`},
+		{"websocket ping_interval zero", `jsonrpc {
+			websocket {
+				ping_interval 0s
+			}
+		}`, "websocket ping_interval: must be greater than zero"},
+		{"websocket max_connections zero", `jsonrpc {
+			websocket {
+				max_connections 0
+			}
+		}`, "websocket max_connections: must be greater than zero"},
+		{"websocket max_in_flight not a number", `jsonrpc {
+			websocket {
+				max_in_flight many
+			}
+		}`, `websocket max_in_flight: invalid number "many"`},
+		{"websocket send_queue negative", `jsonrpc {
+			websocket {
+				send_queue -1
+			}
+		}`, "websocket send_queue: must be greater than zero"},
+		{"websocket max_subscriptions two args", `jsonrpc {
+			websocket {
+				max_subscriptions 1 2
+			}
+		}`, "websocket max_subscriptions: want one number"},
+		{"websocket slow_consumer unknown", `jsonrpc {
+			websocket {
+				slow_consumer wait
+			}
+		}`, `websocket slow_consumer: "wait" is not drop_oldest or disconnect`},
+		{"websocket slow_consumer missing", `jsonrpc {
+			websocket {
+				slow_consumer
+			}
+		}`, "websocket slow_consumer: want drop_oldest or disconnect"},
 		{"service without name", `jsonrpc {
 			service
 		}`, "service: missing the service's name"},

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
@@ -70,7 +71,14 @@ type Handler struct {
 	// hides answer -32601 "Method not found". Default: all of them.
 	Methods *MethodFilter `json:"methods,omitempty"`
 
+	// JSON-RPC over WebSocket on the same path: GET requests asking for an
+	// upgrade become connections carrying pipelined calls, subscriptions
+	// and server push. On by default, with the defaults of its fields.
+	WebSocket *WebSocketConfig `json:"websocket,omitempty"`
+
 	server  *rpccore.Server
+	ws      *webSocket
+	hub     rpccore.Hub
 	logger  *zap.Logger
 	metrics *metrics
 	maxBody int64
@@ -98,6 +106,15 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := registerCollectors(ctx.GetMetricsRegistry()); err != nil {
 		return fmt.Errorf("registering metrics: %w", err)
 	}
+	if err := registerPeerCollectors(ctx.GetMetricsRegistry()); err != nil {
+		return fmt.Errorf("registering metrics: %w", err)
+	}
+	hub, err := acquireHub()
+	if err != nil {
+		return fmt.Errorf("loading the subscription hub: %w", err)
+	}
+	h.hub = hub
+	h.ws = newWebSocket(ctx, h.WebSocket, h.maxBody, h.logger)
 
 	mods, err := ctx.LoadModule(h, "ServicesRaw")
 	if err != nil {
@@ -151,8 +168,28 @@ func (h *Handler) check() error {
 			return err
 		}
 	}
+	if h.WebSocket != nil {
+		return h.WebSocket.check()
+	}
 	return nil
 }
+
+// Cleanup lets the WebSocket connections of this configuration close (the
+// configuration's context has ended, so they are closing with 1001 after
+// writing the answers already computed) and releases the shared hub.
+func (h *Handler) Cleanup() error {
+	if h.ws != nil {
+		h.ws.wait(cleanupWait)
+	}
+	if h.hub != nil {
+		releaseHub()
+		h.hub = nil
+	}
+	return nil
+}
+
+// cleanupWait bounds how long Cleanup waits for connections to close.
+const cleanupWait = 10 * time.Second
 
 // options are the rpccore options the configuration asks for.
 func (h *Handler) options() []rpccore.Option {
@@ -164,6 +201,7 @@ func (h *Handler) options() []rpccore.Option {
 		rpccore.WithBatchConcurrency(h.Concurrency),
 		rpccore.WithPanicHandler(h.logPanic),
 		rpccore.WithObserver(h.metrics),
+		rpccore.WithHub(h.hub),
 	}
 	if h.Methods != nil && (len(h.Methods.Allow) > 0 || len(h.Methods.Deny) > 0) {
 		opts = append(opts, rpccore.WithMethodFilter(h.Methods.allows))
@@ -186,6 +224,7 @@ func (h *Handler) logPanic(ctx context.Context, method string, v any, stack []by
 
 // Interface guards
 var (
-	_ caddy.Module      = (*Handler)(nil)
-	_ caddy.Provisioner = (*Handler)(nil)
+	_ caddy.Module       = (*Handler)(nil)
+	_ caddy.Provisioner  = (*Handler)(nil)
+	_ caddy.CleanerUpper = (*Handler)(nil)
 )

@@ -27,6 +27,9 @@ var contentTypeJSON = []string{"application/json"}
 // ServeHTTP answers a JSON-RPC request. It never calls next: the endpoint
 // is the end of its route.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
+	if h.ws != nil && isUpgrade(r) {
+		return h.ws.serve(w, r, h.server)
+	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		return caddyhttp.Error(http.StatusMethodNotAllowed, errMethodNotAllowed)

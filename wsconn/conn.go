@@ -141,6 +141,9 @@ func (w *corkingWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	// The server's read and write timeouts were meant for the request;
+	// the connection now lives as long as its pings are answered.
+	_ = raw.SetDeadline(time.Time{})
 	w.conn = &corkConn{Conn: raw}
 	return w.conn, bufio.NewReadWriter(brw.Reader, bufio.NewWriterSize(w.conn, 4096)), nil
 }
