@@ -80,7 +80,9 @@ func (m *peerMetrics) MessagesIn(n int) { m.in.Add(float64(n)) }
 func (m *peerMetrics) MessagesOut(n int) { m.out.Add(float64(n)) }
 
 // SubscriptionsChanged implements rpccore.PeerEvents.
-func (m *peerMetrics) SubscriptionsChanged(delta int) { peerCollectors.subscriptions.Add(float64(delta)) }
+func (m *peerMetrics) SubscriptionsChanged(delta int) {
+	peerCollectors.subscriptions.Add(float64(delta))
+}
 
 // NotificationsDropped implements rpccore.PeerEvents.
 func (m *peerMetrics) NotificationsDropped(n int) { peerCollectors.dropped.Add(float64(n)) }
