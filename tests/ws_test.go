@@ -412,3 +412,54 @@ func TestWebSocketReloadClosesWithGoingAway(t *testing.T) {
 		t.Fatalf("after the reload: %v", a)
 	}
 }
+
+// metricValue returns the value of the metric line that starts with name
+// (labels included) in a scrape, or -1.
+func metricValue(scraped, name string) float64 {
+	for line := range strings.Lines(scraped) {
+		if rest, ok := strings.CutPrefix(line, name+" "); ok {
+			var v float64
+			if _, err := fmt.Sscan(rest, &v); err == nil {
+				return v
+			}
+		}
+	}
+	return -1
+}
+
+func TestWebSocketMetrics(t *testing.T) {
+	base, _ := startWebSocketSite(t)
+	admin := fmt.Sprintf("http://localhost:%d", adminPort)
+	before := scrape(t, admin)
+	c := mustDial(t, base+"/rpc")
+	subscribeChat(t, c)
+	subscribeChat(t, c)
+	wsSend(t, c, `{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`)
+	wsRecv(t, c)
+	during := scrape(t, admin)
+	for name, rise := range map[string]float64{
+		"caddy_jsonrpc_websocket_connections":                     1,
+		"caddy_jsonrpc_subscriptions":                             2,
+		`caddy_jsonrpc_websocket_messages_total{direction="in"}`:  3,
+		`caddy_jsonrpc_websocket_messages_total{direction="out"}`: 3,
+	} {
+		was := max(metricValue(before, name), 0)
+		if got := metricValue(during, name) - was; got != rise {
+			t.Errorf("%s rose by %v, want %v", name, got, rise)
+		}
+	}
+	wantMetrics(t, during, "caddy_jsonrpc_notifications_dropped_total")
+	c.Close(websocket.StatusNormalClosure, "")
+	deadline := time.Now().Add(requestTimeout)
+	for {
+		after := scrape(t, admin)
+		if metricValue(after, "caddy_jsonrpc_subscriptions") == max(metricValue(before, "caddy_jsonrpc_subscriptions"), 0) &&
+			metricValue(after, "caddy_jsonrpc_websocket_connections") == max(metricValue(before, "caddy_jsonrpc_websocket_connections"), 0) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("connections and subscriptions not back down after the close:\n%s", after)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
