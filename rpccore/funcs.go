@@ -11,7 +11,7 @@ import (
 func Func0[R any](fn func(context.Context) (R, error)) *Method {
 	m := newMethod()
 	enc := encoderFor[R]()
-	m.call = func(ctx context.Context, params, dst []byte) ([]byte, error) {
+	m.call = func(ctx context.Context, params callParams, dst []byte) ([]byte, error) {
 		if err := m.split(params, nil); err != nil {
 			return dst, err
 		}
@@ -28,7 +28,7 @@ func Func0[R any](fn func(context.Context) (R, error)) *Method {
 func Func1[A, R any](fn func(context.Context, A) (R, error), name string) *Method {
 	m := newMethod(paramOf[A](name))
 	da, enc := decoderFor[A](), encoderFor[R]()
-	m.call = func(ctx context.Context, params, dst []byte) ([]byte, error) {
+	m.call = func(ctx context.Context, params callParams, dst []byte) ([]byte, error) {
 		var raw [1][]byte
 		if err := m.split(params, raw[:]); err != nil {
 			return dst, err
@@ -50,7 +50,7 @@ func Func1[A, R any](fn func(context.Context, A) (R, error), name string) *Metho
 func Func2[A, B, R any](fn func(context.Context, A, B) (R, error), nameA, nameB string) *Method {
 	m := newMethod(paramOf[A](nameA), paramOf[B](nameB))
 	da, db, enc := decoderFor[A](), decoderFor[B](), encoderFor[R]()
-	m.call = func(ctx context.Context, params, dst []byte) ([]byte, error) {
+	m.call = func(ctx context.Context, params callParams, dst []byte) ([]byte, error) {
 		var raw [2][]byte
 		if err := m.split(params, raw[:]); err != nil {
 			return dst, err
@@ -76,7 +76,7 @@ func Func2[A, B, R any](fn func(context.Context, A, B) (R, error), nameA, nameB 
 func Func3[A, B, C, R any](fn func(context.Context, A, B, C) (R, error), nameA, nameB, nameC string) *Method {
 	m := newMethod(paramOf[A](nameA), paramOf[B](nameB), paramOf[C](nameC))
 	da, db, dc, enc := decoderFor[A](), decoderFor[B](), decoderFor[C](), encoderFor[R]()
-	m.call = func(ctx context.Context, params, dst []byte) ([]byte, error) {
+	m.call = func(ctx context.Context, params callParams, dst []byte) ([]byte, error) {
 		var raw [3][]byte
 		if err := m.split(params, raw[:]); err != nil {
 			return dst, err
@@ -106,7 +106,7 @@ func Func3[A, B, C, R any](fn func(context.Context, A, B, C) (R, error), nameA, 
 func Func4[A, B, C, D, R any](fn func(context.Context, A, B, C, D) (R, error), nameA, nameB, nameC, nameD string) *Method {
 	m := newMethod(paramOf[A](nameA), paramOf[B](nameB), paramOf[C](nameC), paramOf[D](nameD))
 	da, db, dc, dd, enc := decoderFor[A](), decoderFor[B](), decoderFor[C](), decoderFor[D](), encoderFor[R]()
-	m.call = func(ctx context.Context, params, dst []byte) ([]byte, error) {
+	m.call = func(ctx context.Context, params callParams, dst []byte) ([]byte, error) {
 		var raw [4][]byte
 		if err := m.split(params, raw[:]); err != nil {
 			return dst, err
@@ -171,11 +171,11 @@ func Variadic[E, R any](fn func(context.Context, []E) (R, error), name string) *
 	m := newMethod(paramOf[[]E](name))
 	m.params[0].optional = true
 	dec, enc := decodeSlice(decoderFor[E]()), encoderFor[R]()
-	m.call = func(ctx context.Context, params, dst []byte) ([]byte, error) {
+	m.call = func(ctx context.Context, params callParams, dst []byte) ([]byte, error) {
 		values := []E{}
-		if params != nil {
-			list := params
-			if params[0] == '{' {
+		if params.raw != nil {
+			list := params.raw
+			if list[0] == '{' {
 				var raw [1][]byte
 				if err := m.split(params, raw[:]); err != nil {
 					return dst, err
@@ -203,10 +203,10 @@ func Variadic[E, R any](fn func(context.Context, []E) (R, error), name string) *
 // and the method writes its result through w (null if it writes nothing).
 func Raw(fn func(ctx context.Context, params []byte, w *ResultWriter) error) *Method {
 	m := newMethod()
-	m.call = func(ctx context.Context, params, dst []byte) ([]byte, error) {
+	m.call = func(ctx context.Context, params callParams, dst []byte) ([]byte, error) {
 		w := resultWriterPool.Get().(*ResultWriter)
 		w.buf, w.start = dst, len(dst)
-		err := fn(ctx, params, w)
+		err := fn(ctx, params.raw, w)
 		out := w.buf
 		w.buf = nil
 		resultWriterPool.Put(w)

@@ -15,10 +15,22 @@ import (
 // to Func4, Proc0 to Proc3, Variadic, Struct or Raw.
 type Method struct {
 	params   []paramSpec
-	call     func(ctx context.Context, params, dst []byte) ([]byte, error)
+	call     func(ctx context.Context, params callParams, dst []byte) ([]byte, error)
 	blocking bool
 	err      error
 }
+
+// callParams is a call's params as the scan found them: the raw value
+// (nil when absent) and, for an array, its element count and where its
+// first elements lie, so that positional params need no second look.
+type callParams struct {
+	raw []byte
+	n   int          // elements of an array; -1 when not counted
+	at  [4][2]int32 // offsets in raw of the first elements
+}
+
+// rawParams wraps params that no scan has indexed.
+func rawParams(raw []byte) callParams { return callParams{raw: raw, n: -1} }
 
 // paramSpec describes one named param.
 type paramSpec struct {
@@ -92,25 +104,36 @@ func (m *Method) Blocking() *Method {
 // split sorts the raw params into raw, one slot per declared param (nil for
 // absent), for positional (array) and named (object) params alike, and
 // checks the count, the names and the required params.
-func (m *Method) split(params []byte, raw [][]byte) error {
+func (m *Method) split(p callParams, raw [][]byte) error {
+	params := p.raw
 	if params == nil {
 		return m.checkRequired(raw)
 	}
 	var err error
 	if params[0] == '[' {
-		n := 0
-		for i := nextNonSpace(params, 1); params[i] != ']'; n++ {
-			end := skipValid(params, i)
-			if n < len(raw) {
-				raw[n] = params[i:end]
-			}
-			i = nextNonSpace(params, end)
-			if params[i] == ',' {
-				i = nextNonSpace(params, i+1)
-			}
-		}
-		if n > len(raw) {
+		n := p.n
+		switch {
+		case n > len(raw):
 			return invalidParams("too many params: got " + strconv.Itoa(n) + ", want at most " + strconv.Itoa(len(raw)))
+		case n >= 0 && n <= len(p.at):
+			for i := range n {
+				raw[i] = params[p.at[i][0]:p.at[i][1]]
+			}
+		default:
+			n = 0
+			for i := nextNonSpace(params, 1); params[i] != ']'; n++ {
+				end := skipValid(params, i)
+				if n < len(raw) {
+					raw[n] = params[i:end]
+				}
+				i = nextNonSpace(params, end)
+				if params[i] == ',' {
+					i = nextNonSpace(params, i+1)
+				}
+			}
+			if n > len(raw) {
+				return invalidParams("too many params: got " + strconv.Itoa(n) + ", want at most " + strconv.Itoa(len(raw)))
+			}
 		}
 		if n == len(raw) {
 			return nil // every param given

@@ -144,7 +144,7 @@ func (s *Server) answer(ctx context.Context, r *request, dst []byte) ([]byte, in
 	if s.cfg.observer != nil {
 		began = time.Now()
 	}
-	dst, err := s.invoke(ctx, e, r.params, dst)
+	dst, err := s.invoke(ctx, e, r.args, dst)
 	code := 0
 	if err != nil {
 		rpcErr := asError(err)
@@ -170,7 +170,7 @@ func (s *Server) answer(ctx context.Context, r *request, dst []byte) ([]byte, in
 }
 
 // invoke calls the method, turning a panic into -32603.
-func (s *Server) invoke(ctx context.Context, e *entry, params, dst []byte) (out []byte, err error) {
+func (s *Server) invoke(ctx context.Context, e *entry, params callParams, dst []byte) (out []byte, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			if s.cfg.onPanic != nil {

@@ -7,9 +7,9 @@ package rpccore
 // into the input; nothing is copied.
 type request struct {
 	method  []byte // the method name's raw contents, between the quotes
-	params  []byte // the raw params value, nil when absent
 	id      []byte // the raw id value, nil when absent (a notification)
-	result  []byte // the raw result value, for responses from a peer
+	args    callParams // params and, for an array, where its first elements lie
+	result  []byte     // the raw result value, for responses from a peer
 	errVal  []byte // the raw error value, for responses from a peer
 	escaped bool   // method holds backslash escapes
 	invalid bool   // not a valid Request object
@@ -86,12 +86,17 @@ func (s *scanner) requestObject(r *request) bool {
 		first := s.peek()
 		valStart := s.pos
 		valEscaped := false
-		if first == '"' {
+		switch {
+		case first == '"':
 			var ok bool
 			if valEscaped, ok = s.str(); !ok {
 				return false
 			}
-		} else if !s.value() {
+		case first == '[' && key == keyParams:
+			if !s.paramsArray(&r.args) {
+				return false
+			}
+		case !s.value():
 			return s.fail()
 		}
 		val := s.buf[valStart:s.pos]
@@ -106,7 +111,7 @@ func (s *scanner) requestObject(r *request) bool {
 				r.escaped = valEscaped
 			}
 		case keyParams:
-			r.params = val
+			r.args.raw = val
 		case keyID:
 			r.id = val
 			r.badID = first == '{' || first == '[' || first == 't' || first == 'f'
@@ -121,12 +126,48 @@ func (s *scanner) requestObject(r *request) bool {
 		case '}':
 			s.pos++
 			s.depth--
-			if r.params != nil && r.params[0] != '[' && r.params[0] != '{' {
+			if p := r.args.raw; p != nil && p[0] != '[' && p[0] != '{' {
 				r.invalid = true
 			}
 			if !versionOK || !hasMethod || r.badID {
 				r.invalid = true
 			}
+			return true
+		default:
+			return s.fail()
+		}
+	}
+}
+
+// paramsArray validates the params array (the next byte is '[') and
+// records where its first elements lie.
+func (s *scanner) paramsArray(p *callParams) bool {
+	start := s.pos
+	if !s.enter() {
+		return false
+	}
+	p.n = 0
+	if s.peek() == ']' {
+		s.pos++
+		s.depth--
+		return true
+	}
+	for {
+		s.peek()
+		at := s.pos
+		if !s.value() {
+			return s.fail()
+		}
+		if p.n < len(p.at) {
+			p.at[p.n] = [2]int32{int32(at - start), int32(s.pos - start)}
+		}
+		p.n++
+		switch s.peek() {
+		case ',':
+			s.pos++
+		case ']':
+			s.pos++
+			s.depth--
 			return true
 		default:
 			return s.fail()
@@ -171,7 +212,7 @@ func keyOf(name []byte) memberKey {
 // `"name":`. It returns n == 0 for anything else, which the general path
 // reads.
 func compactKey(b []byte) (key memberKey, n int) {
-	if len(b) < 10 {
+	if len(b) < 2 {
 		return keyOther, 0
 	}
 	var want string
@@ -191,7 +232,7 @@ func compactKey(b []byte) (key memberKey, n int) {
 	default:
 		return keyOther, 0
 	}
-	if string(b[:len(want)]) != want {
+	if len(b) < len(want) || string(b[:len(want)]) != want {
 		return keyOther, 0
 	}
 	return key, len(want)

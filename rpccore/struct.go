@@ -23,14 +23,14 @@ func Struct[P, R any](fn func(context.Context, P) (R, error)) *Method {
 		m.err = err
 	}
 	enc := encoderFor[R]()
-	m.call = func(ctx context.Context, params, dst []byte) ([]byte, error) {
+	m.call = func(ctx context.Context, params callParams, dst []byte) ([]byte, error) {
 		raw := make([][]byte, len(m.params))
 		if err := m.split(params, raw); err != nil {
 			return dst, err
 		}
 		var p P
-		obj := params
-		if params == nil || params[0] == '[' {
+		obj := params.raw
+		if obj == nil || obj[0] == '[' {
 			obj = m.namedObject(raw)
 		}
 		if err := json.Unmarshal(obj, &p); err != nil {

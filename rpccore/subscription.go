@@ -260,7 +260,7 @@ func (s *Server) subscribeMethod(namespace string, ns *subscriptionSources) func
 		if info := RequestInfoFrom(ctx); info != nil {
 			sourceCtx = WithRequestInfo(sourceCtx, info)
 		}
-		if _, err := source.call(sourceCtx, args, nil); err != nil {
+		if _, err := source.call(sourceCtx, rawParams(args), nil); err != nil {
 			p.subs.remove(sub.id)
 			return err
 		}
