@@ -25,7 +25,7 @@ type Method struct {
 // first elements lie, so that positional params need no second look.
 type callParams struct {
 	raw []byte
-	n   int          // elements of an array; -1 when not counted
+	n   int         // elements of an array; -1 when not counted
 	at  [4][2]int32 // offsets in raw of the first elements
 }
 

@@ -6,15 +6,15 @@ package rpccore
 // request is one Request object as found in the document. All slices point
 // into the input; nothing is copied.
 type request struct {
-	method  []byte // the method name's raw contents, between the quotes
-	id      []byte // the raw id value, nil when absent (a notification)
+	method  []byte     // the method name's raw contents, between the quotes
+	id      []byte     // the raw id value, nil when absent (a notification)
 	args    callParams // params and, for an array, where its first elements lie
 	result  []byte     // the raw result value, for responses from a peer
-	errVal  []byte // the raw error value, for responses from a peer
-	escaped bool   // method holds backslash escapes
-	invalid bool   // not a valid Request object
-	badID   bool   // id present but not a string, number or null
-	named   bool   // a "method" member was present
+	errVal  []byte     // the raw error value, for responses from a peer
+	escaped bool       // method holds backslash escapes
+	invalid bool       // not a valid Request object
+	badID   bool       // id present but not a string, number or null
+	named   bool       // a "method" member was present
 }
 
 // isResponse reports whether the object is a Response (to a call this side
