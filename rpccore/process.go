@@ -15,7 +15,9 @@ import (
 type Summary struct {
 	// Method is the first request's method name ("" when it has none).
 	Method string
-	// ID is the first request's raw id (nil when it has none).
+	// ID is the first request's raw id (nil when it has none). It points
+	// into the request document: copy it to keep it after that buffer is
+	// reused.
 	ID []byte
 	// BatchSize is the number of items of a batch, 0 for a single request.
 	BatchSize int
