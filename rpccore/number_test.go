@@ -1,15 +1,17 @@
 package rpccore
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"strconv"
 	"testing"
 )
 
-// TestNumberFastPathsAgreeWithStrconv checks the fast number paths against
-// strconv on random short decimals and random bit patterns.
-func TestNumberFastPathsAgreeWithStrconv(t *testing.T) {
+// TestNumberFastPathsAgreeWithEncodingJSON checks the fast number paths on
+// random short decimals and random bit patterns: parsing against strconv,
+// formatting against encoding/json.
+func TestNumberFastPathsAgreeWithEncodingJSON(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	check := func(text string) {
 		t.Helper()
@@ -29,7 +31,7 @@ func TestNumberFastPathsAgreeWithStrconv(t *testing.T) {
 			if got != want {
 				t.Fatalf("parse %s as float%d: got %v, want %v", text, bits, got, want)
 			}
-			wantText := string(appendFloatStrconv(nil, want, bits))
+			wantText := encodingJSON(want, bits)
 			gotText, _ := appendFloat(nil, want, bits)
 			if string(gotText) != wantText {
 				t.Fatalf("format %v as float%d: got %s, want %s", want, bits, gotText, wantText)
@@ -61,21 +63,14 @@ func TestNumberFastPathsAgreeWithStrconv(t *testing.T) {
 	}
 }
 
-// appendFloatStrconv is encoding/json's float formatting, the reference.
-func appendFloatStrconv(dst []byte, f float64, bits int) []byte {
-	abs := math.Abs(f)
-	format := byte('f')
-	if abs != 0 {
-		if bits == 64 && (abs < 1e-6 || abs >= 1e21) || bits == 32 && (float32(abs) < 1e-6 || float32(abs) >= 1e21) {
-			format = 'e'
-		}
+// encodingJSON is how encoding/json writes f as a float of the given size:
+// the reference.
+func encodingJSON(f float64, bits int) string {
+	var b []byte
+	if bits == 32 {
+		b, _ = json.Marshal(float32(f))
+	} else {
+		b, _ = json.Marshal(f)
 	}
-	dst = strconv.AppendFloat(dst, f, format, -1, bits)
-	if format == 'e' {
-		if n := len(dst); n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
-			dst[n-2] = dst[n-1]
-			dst = dst[:n-1]
-		}
-	}
-	return dst
+	return string(b)
 }

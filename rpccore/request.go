@@ -93,7 +93,7 @@ func (s *scanner) requestObject(r *request) bool {
 				return false
 			}
 		case first == '[' && key == keyParams:
-			if !s.paramsArray(&r.args) {
+			if !s.array(&r.args) {
 				return false
 			}
 		case !s.value():
@@ -132,42 +132,6 @@ func (s *scanner) requestObject(r *request) bool {
 			if !versionOK || !hasMethod || r.badID {
 				r.invalid = true
 			}
-			return true
-		default:
-			return s.fail()
-		}
-	}
-}
-
-// paramsArray validates the params array (the next byte is '[') and
-// records where its first elements lie.
-func (s *scanner) paramsArray(p *callParams) bool {
-	start := s.pos
-	if !s.enter() {
-		return false
-	}
-	p.n = 0
-	if s.peek() == ']' {
-		s.pos++
-		s.depth--
-		return true
-	}
-	for {
-		s.peek()
-		at := s.pos
-		if !s.value() {
-			return s.fail()
-		}
-		if p.n < len(p.at) {
-			p.at[p.n] = [2]int32{int32(at - start), int32(s.pos - start)}
-		}
-		p.n++
-		switch s.peek() {
-		case ',':
-			s.pos++
-		case ']':
-			s.pos++
-			s.depth--
 			return true
 		default:
 			return s.fail()

@@ -62,7 +62,7 @@ func (s *scanner) value() bool {
 	case '{':
 		return s.object()
 	case '[':
-		return s.array()
+		return s.array(nil)
 	case '"':
 		_, ok := s.str()
 		return ok
@@ -127,10 +127,16 @@ func (s *scanner) object() bool {
 	}
 }
 
-// array validates an array; the next byte is '['.
-func (s *scanner) array() bool {
+// array validates an array; the next byte is '['. When p is not nil it
+// counts the elements and records where the first ones lie, relative to
+// the array's start.
+func (s *scanner) array(p *callParams) bool {
+	start := s.pos
 	if !s.enter() {
 		return false
+	}
+	if p != nil {
+		p.n = 0
 	}
 	if s.peek() == ']' {
 		s.pos++
@@ -138,8 +144,16 @@ func (s *scanner) array() bool {
 		return true
 	}
 	for {
+		s.skipSpace()
+		at := s.pos
 		if !s.value() {
 			return s.fail()
+		}
+		if p != nil {
+			if p.n < len(p.at) {
+				p.at[p.n] = [2]int32{int32(at - start), int32(s.pos - start)}
+			}
+			p.n++
 		}
 		switch s.peek() {
 		case ',':
