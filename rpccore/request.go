@@ -176,30 +176,22 @@ func keyOf(name []byte) memberKey {
 // `"name":`. It returns n == 0 for anything else, which the general path
 // reads.
 func compactKey(b []byte) (key memberKey, n int) {
-	if len(b) < 2 {
-		return keyOther, 0
+	// Each comparison is against a constant, which compiles to a few loads.
+	switch {
+	case len(b) >= 9 && string(b[:9]) == `"method":`:
+		return keyMethod, 9
+	case len(b) >= 9 && string(b[:9]) == `"params":`:
+		return keyParams, 9
+	case len(b) >= 5 && string(b[:5]) == `"id":`:
+		return keyID, 5
+	case len(b) >= 10 && string(b[:10]) == `"jsonrpc":`:
+		return keyJSONRPC, 10
+	case len(b) >= 9 && string(b[:9]) == `"result":`:
+		return keyResult, 9
+	case len(b) >= 8 && string(b[:8]) == `"error":`:
+		return keyError, 8
 	}
-	var want string
-	switch b[1] {
-	case 'j':
-		key, want = keyJSONRPC, `"jsonrpc":`
-	case 'm':
-		key, want = keyMethod, `"method":`
-	case 'p':
-		key, want = keyParams, `"params":`
-	case 'i':
-		key, want = keyID, `"id":`
-	case 'r':
-		key, want = keyResult, `"result":`
-	case 'e':
-		key, want = keyError, `"error":`
-	default:
-		return keyOther, 0
-	}
-	if len(b) < len(want) || string(b[:len(want)]) != want {
-		return keyOther, 0
-	}
-	return key, len(want)
+	return keyOther, 0
 }
 
 // canonicalVersion is the version member as nearly every client writes it,
