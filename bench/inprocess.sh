@@ -16,7 +16,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 count=${COUNT:-6}
 benchtime=${BENCHTIME:-1s}
 pattern=${BENCH:-.}
-out=${OUT:-$here/results/inprocess.txt}
+out=${OUT:-$here/results/inprocess.txt} # ignored by bench/.gitignore
 benchstat_version=v0.0.0-20260908200009-22c9c6c9d4da
 
 work=$(mktemp -d)

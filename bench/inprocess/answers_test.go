@@ -1,69 +1,45 @@
 package inprocess
 
 import (
-	"encoding/json"
-	"strconv"
 	"testing"
+	"time"
 )
 
-// answer is a response object as the checks read it.
-type answer struct {
-	JSONRPC string          `json:"jsonrpc"`
-	Result  json.RawMessage `json:"result"`
-	Error   json.RawMessage `json:"error"`
-	ID      json.RawMessage `json:"id"`
-}
-
-// checkAnswer fails t unless raw answers call c with id.
-func checkAnswer(t *testing.T, raw json.RawMessage, c Call, id int) {
-	t.Helper()
-	var a answer
-	if err := json.Unmarshal(raw, &a); err != nil {
-		t.Fatalf("%s: answer %s: %v", c.Method, raw, err)
-	}
-	if a.JSONRPC != "2.0" || a.Error != nil || string(a.ID) != strconv.Itoa(id) {
-		t.Fatalf("%s: answer %s, want result %s and id %d", c.Method, raw, c.Result, id)
-	}
-	var got, want any
-	if err := json.Unmarshal(a.Result, &got); err != nil {
-		t.Fatalf("%s: result %s: %v", c.Method, a.Result, err)
-	}
-	if err := json.Unmarshal([]byte(c.Result), &want); err != nil {
-		t.Fatal(err)
-	}
-	if got != want {
-		t.Fatalf("%s: result %s, want %s", c.Method, a.Result, c.Result)
-	}
-}
-
-func TestEveryImplAnswersTheWorkload(t *testing.T) {
+func TestEveryImplAnswersTheWorkloadAndTheBatchInOrder(t *testing.T) {
 	for _, impl := range All() {
 		t.Run(impl.Name, func(t *testing.T) {
-			call, done := impl.NewCaller()
-			defer done()
-			for i, req := range Requests(impl.Rename) {
-				checkAnswer(t, call(req), Workload[i], i+1)
-			}
-		})
-	}
-}
-
-func TestEveryImplAnswersTheBatchInOrder(t *testing.T) {
-	for _, impl := range All() {
-		t.Run(impl.Name, func(t *testing.T) {
-			call, done := impl.NewCaller()
-			defer done()
-			var got []json.RawMessage
-			if err := json.Unmarshal(call(Batch(BatchSize, impl.Rename)), &got); err != nil {
+			if err := Verify(impl); err != nil {
 				t.Fatal(err)
 			}
-			if len(got) != BatchSize {
-				t.Fatalf("%d answers, want %d", len(got), BatchSize)
-			}
-			for i, raw := range got {
-				checkAnswer(t, raw, Workload[i%len(Workload)], i+1)
-			}
 		})
+	}
+}
+
+func TestCheckAnswerRefusesWrongAnswers(t *testing.T) {
+	c := Workload[0]
+	for _, raw := range []string{
+		`{"jsonrpc":"2.0","result":4,"id":1}`,
+		`{"jsonrpc":"2.0","result":3,"id":2}`,
+		`{"jsonrpc":"1.0","result":3,"id":1}`,
+		`{"jsonrpc":"2.0","error":{"code":-32601,"message":"x"},"id":1}`,
+		`not json`,
+	} {
+		if CheckAnswer([]byte(raw), c, 1) == nil {
+			t.Errorf("%s accepted", raw)
+		}
+	}
+	if err := CheckAnswer([]byte(`{"jsonrpc":"2.0","id":1,"result":3.0}`), c, 1); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestMeasureCountsCallsFromEveryGoroutine(t *testing.T) {
+	impl := Ours()
+	for _, g := range []int{1, 2} {
+		c := Measure(impl, [][]byte{Batch(10, nil)}, 10, g, 5*time.Millisecond)
+		if c.Calls <= 0 || c.Calls%10 != 0 || c.NsPerCall <= 0 || c.AllocsPerCall < 0 || c.BytesPerCall < 0 {
+			t.Errorf("%d goroutines: %+v", g, c)
+		}
 	}
 }
 

@@ -43,10 +43,7 @@ func gethRename(name string) string {
 // Geth is go-ethereum's rpc.Server, called through its ServeHTTP with an
 // in-memory POST (a reused *http.Request and response writer per caller).
 func Geth() Impl {
-	s := rpc.NewServer()
-	if err := s.RegisterName(gethNamespace, gethService{}); err != nil {
-		panic(err)
-	}
+	s := NewGethServer()
 	return Impl{
 		Name:   "geth",
 		Rename: gethRename,
@@ -55,3 +52,17 @@ func Geth() Impl {
 		},
 	}
 }
+
+// NewGethServer returns a go-ethereum rpc.Server serving the five methods
+// under the namespace "bench" (see GethRename).
+func NewGethServer() *rpc.Server {
+	s := rpc.NewServer()
+	if err := s.RegisterName(gethNamespace, gethService{}); err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// GethRename maps a workload method name to the name go-ethereum serves it
+// under: "add" is "bench_add".
+func GethRename(name string) string { return gethRename(name) }

@@ -19,7 +19,12 @@ func CheckLoopbackURL(u *url.URL) error {
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return fmt.Errorf("load: scheme %q: want http or https", u.Scheme)
 	}
-	host := u.Hostname()
+	return CheckLoopbackHost(u.Hostname())
+}
+
+// CheckLoopbackHost fails unless host is a loopback IP address or
+// "localhost".
+func CheckLoopbackHost(host string) error {
 	if host == "localhost" {
 		return nil
 	}
@@ -29,8 +34,13 @@ func CheckLoopbackURL(u *url.URL) error {
 	return fmt.Errorf("%w: host %q", ErrNotLoopback, host)
 }
 
-// loopbackOnly is a net.Dialer Control function that refuses any resolved
+// LoopbackOnly is a net.Dialer Control function that refuses any resolved
 // address that is not a loopback IP.
+func LoopbackOnly(network, address string, c syscall.RawConn) error {
+	return loopbackOnly(network, address, c)
+}
+
+// loopbackOnly is LoopbackOnly.
 func loopbackOnly(_, address string, _ syscall.RawConn) error {
 	host, _, err := net.SplitHostPort(address)
 	if err != nil {

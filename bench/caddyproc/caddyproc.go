@@ -1,0 +1,165 @@
+// Package caddyproc runs the Caddy under test: bin/caddy (built by the
+// repository's xcaddy.sh) serving bench/Caddyfile.bench on free loopback
+// ports, with its local CA in a temporary directory, until Stop.
+package caddyproc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/load"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/serverproc"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
+)
+
+// The call the readiness check makes, and its answer (also what the
+// static respond of Caddyfile.bench serves).
+const (
+	AddCall   = `{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`
+	AddAnswer = `{"jsonrpc":"2.0","result":3,"id":1}`
+)
+
+// Caddy is a running Caddy.
+type Caddy struct {
+	// Proc is the process.
+	Proc *serverproc.Proc
+	// HTTPS is the base URL of the HTTPS site: /rpc is jsonrpc, /static
+	// the respond.
+	HTTPS string
+	// WS is the ws:// URL of jsonrpc on the cleartext site.
+	WS  string
+	dir string
+}
+
+// Start runs bin with the Caddyfile config and waits until both /rpc and
+// /static answer the add call right over HTTPS.
+func Start(ctx context.Context, bin, config string) (*Caddy, error) {
+	ports, err := freePorts(3)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "bench-caddy-")
+	if err != nil {
+		return nil, err
+	}
+	env := []string{
+		"BENCH_HTTPS_PORT=" + ports[0], "BENCH_HTTP_PORT=" + ports[1], "BENCH_WS_PORT=" + ports[2],
+		"XDG_DATA_HOME=" + dir + "/data", "XDG_CONFIG_HOME=" + dir + "/config",
+	}
+	p, err := serverproc.Start(ctx, "", env, bin, "run", "--config", config, "--adapter", "caddyfile")
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	c := &Caddy{Proc: p, HTTPS: "https://127.0.0.1:" + ports[0], WS: "ws://127.0.0.1:" + ports[2] + "/rpc", dir: dir}
+	if err := c.waitReady(ctx, 30*time.Second); err != nil {
+		c.Stop()
+		return nil, err
+	}
+	return c, nil
+}
+
+// waitReady polls until the site answers right, Caddy exits, or timeout.
+func (c *Caddy) waitReady(ctx context.Context, timeout time.Duration) error {
+	end := time.Now().Add(timeout)
+	var last error
+	for time.Now().Before(end) {
+		if c.Proc.Exited() {
+			return fmt.Errorf("caddy exited; its output:\n%s", c.Proc.Log())
+		}
+		if last = c.check(ctx); last == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("caddy did not answer right within %v (%v); its output:\n%s", timeout, last, c.Proc.Log())
+}
+
+// check makes the add call on /rpc and /static once each.
+func (c *Caddy) check(ctx context.Context) error {
+	for _, path := range []string{"/rpc", "/static"} {
+		res, err := load.Run(ctx, load.Config{
+			URL: c.HTTPS + path, Body: []byte(AddCall), Requests: 1, Insecure: true, Timeout: time.Second,
+			ExpectBody: []byte(AddAnswer), ExpectContentType: "application/json",
+		})
+		if err != nil {
+			return err
+		}
+		if res.Errors > 0 {
+			return fmt.Errorf("%s: %s", path, res.FirstError)
+		}
+	}
+	return nil
+}
+
+// ServesWebSocket returns nil when jsonrpc upgrades a WebSocket request on
+// the cleartext site and answers the add call over it.
+func (c *Caddy) ServesWebSocket(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	conn, err := wsload.Dial(ctx, c.WS)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if err := conn.Send([]byte(AddCall)); err != nil {
+		return err
+	}
+	got := make(chan error, 1)
+	go func() {
+		msg, err := conn.ReadMessage(nil)
+		if err == nil && string(msg) != AddAnswer {
+			err = fmt.Errorf("answered %q", msg)
+		}
+		got <- err
+	}()
+	select {
+	case err := <-got:
+		return err
+	case <-ctx.Done():
+		return errors.New("no answer over WebSocket")
+	}
+}
+
+// Stop stops Caddy and removes its data.
+func (c *Caddy) Stop() {
+	c.Proc.Stop()
+	os.RemoveAll(c.dir)
+}
+
+// Version returns the first word of `bin version`.
+func Version(bin string) string {
+	out, err := exec.Command(bin, "version").Output()
+	if err != nil {
+		return "unknown (" + err.Error() + ")"
+	}
+	if f := strings.Fields(string(out)); len(f) > 0 {
+		return f[0]
+	}
+	return "unknown"
+}
+
+// freePorts returns n free TCP ports on 127.0.0.1.
+func freePorts(n int) ([]string, error) {
+	var ports []string
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		defer l.Close()
+		ports = append(ports, strconv.Itoa(l.Addr().(*net.TCPAddr).Port))
+	}
+	return ports, nil
+}

@@ -1,0 +1,99 @@
+package chart
+
+// axes.go holds the ticks, the grid and the number format of the charts.
+
+import (
+	"image/color"
+	"math"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// logTicks marks every power of ten with a label, and 2 and 5 times it.
+type logTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (logTicks) Ticks(lo, hi float64) []plot.Tick {
+	var ticks []plot.Tick
+	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
+		v := math.Pow10(int(e))
+		for _, m := range []float64{1, 2, 5} {
+			if t := v * m; t >= lo && t <= hi {
+				ticks = append(ticks, plot.Tick{Value: t, Label: Short(t)})
+			}
+		}
+	}
+	return ticks
+}
+
+// linearTicks labels gonum's default ticks in the short number format.
+type linearTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (linearTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ticks {
+		if ticks[i].Label != "" {
+			ticks[i].Label = Short(ticks[i].Value)
+		}
+	}
+	return ticks
+}
+
+// gridY draws light horizontal lines at the labelled ticks.
+type gridY struct{}
+
+// Plot implements plot.Plotter.
+func (gridY) Plot(c draw.Canvas, plt *plot.Plot) {
+	_, trY := plt.Transforms(&c)
+	line := draw.LineStyle{Color: color.Gray{Y: 225}, Width: vg.Points(0.5)}
+	for _, t := range plt.Y.Tick.Marker.Ticks(plt.Y.Min, plt.Y.Max) {
+		if t.Label == "" {
+			continue
+		}
+		y := trY(t.Value)
+		c.StrokeLine2(line, c.Min.X, y, c.Max.X, y)
+	}
+}
+
+// Short formats a figure in at most about four characters of digits:
+// 0.21, 3.5, 146, 14.4k, 1.51M.
+func Short(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a == 0:
+		return "0"
+	case a >= 1e6:
+		return trim(v/1e6, a/1e6) + "M"
+	case a >= 1e4:
+		return trim(v/1e3, a/1e3) + "k"
+	}
+	return trim(v, a)
+}
+
+// trim formats v (of magnitude a) with three significant digits at most,
+// and no trailing zeros.
+func trim(v, a float64) string {
+	prec := 0
+	switch {
+	case a < 1:
+		prec = 2 - int(math.Floor(math.Log10(a)))
+	case a < 10:
+		prec = 2
+	case a < 100:
+		prec = 1
+	}
+	s := strconv.FormatFloat(v, 'f', prec, 64)
+	if prec > 0 {
+		for s[len(s)-1] == '0' {
+			s = s[:len(s)-1]
+		}
+		if s[len(s)-1] == '.' {
+			s = s[:len(s)-1]
+		}
+	}
+	return s
+}

@@ -1,0 +1,206 @@
+// Package chart draws a set of benchmarks.json as a grouped bar chart (PNG):
+// one group per cell, one bar per series of the set's main metric, ours in a
+// strong colour and the peers in quieter ones, a whisker from the lowest to
+// the highest run, and the median written above each bar, on a logarithmic
+// axis when the figures span orders of magnitude.
+package chart
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
+)
+
+// Size and resolution of the charts: as wide as their bars need, within
+// bounds.
+const (
+	minWidth = 6 * vg.Inch
+	maxWidth = 11 * vg.Inch
+	height   = 5 * vg.Inch
+	dpi      = 110
+)
+
+// widthFor returns the width of a chart of n bars.
+func widthFor(n int) vg.Length {
+	return min(max(3.5*vg.Inch+vg.Length(n)*0.3*vg.Inch, minWidth), maxWidth)
+}
+
+// PNG draws s, with the goals that are thresholds on its main metric as
+// dashed lines, and returns the PNG bytes. The title and the legend sit
+// above the plot, so that they never cover a bar.
+func PNG(s *schema.Set, goals []schema.Goal) ([]byte, error) {
+	p, err := build(s, goals)
+	if err != nil {
+		return nil, err
+	}
+	c := vgimg.NewWith(vgimg.UseWH(widthFor(len(s.Cells)*len(s.Main())), height), vgimg.UseDPI(dpi),
+		vgimg.UseBackgroundColor(color.White))
+	dc := draw.New(c)
+	used := header(dc, p, s)
+	p.Draw(draw.Crop(dc, 0, 0, 0, -used))
+	var buf bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// header draws the title and, below it, the legend in rows as wide as the
+// canvas, and returns the height they take.
+func header(dc draw.Canvas, p *plot.Plot, s *schema.Set) vg.Length {
+	pad := vg.Points(6)
+	title := p.Title.TextStyle
+	title.Font.Size = vg.Points(12)
+	title.XAlign, title.YAlign = text.XCenter, text.YTop
+	y := dc.Max.Y - pad
+	dc.FillText(title, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: y}, s.Title)
+	y -= title.Height(s.Title) + vg.Points(3)
+	sub := title
+	sub.Font.Size = vg.Points(9)
+	sub.Color = color.Gray{Y: 80}
+	dc.FillText(sub, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: y}, subtitle(s))
+	y -= sub.Height("Mg") + pad
+
+	label := p.Legend.TextStyle
+	label.Font.Size = vg.Points(9)
+	label.XAlign, label.YAlign = text.XLeft, text.YCenter
+	row := label.Height("Mg") + vg.Points(4)
+	box := vg.Points(14)
+	left := dc.Min.X + vg.Points(40)
+	x := left
+	y -= row / 2
+	for i, r := range s.Main() {
+		w := box + vg.Points(4) + label.Width(r.Label) + vg.Points(16)
+		if x > left && x+w > dc.Max.X-pad {
+			x, y = left, y-row
+		}
+		fill := colour(r.Role, i)
+		dc.FillPolygon(fill, []vg.Point{{X: x, Y: y - box/3}, {X: x, Y: y + box/3}, {X: x + box, Y: y + box/3}, {X: x + box, Y: y - box/3}})
+		dc.FillText(label, vg.Point{X: x + box + vg.Points(4), Y: y}, r.Label)
+		x += w
+	}
+	return dc.Max.Y - (y - row/2 - pad)
+}
+
+// build lays out the plot of s.
+func build(s *schema.Set, goals []schema.Goal) (*plot.Plot, error) {
+	main := s.Main()
+	if len(main) == 0 || len(s.Cells) == 0 {
+		return nil, fmt.Errorf("chart: set %s has no %s figures", s.ID, s.Metric.Name)
+	}
+	p := plot.New()
+	p.X.Label.Text = s.XLabel
+	p.X.Label.TextStyle.Font.Size = vg.Points(10)
+	p.X.Tick.Label.Font.Size = vg.Points(9)
+	p.Y.Tick.Label.Font.Size = vg.Points(9)
+	p.Add(gridY{})
+
+	bars := &bars{set: s, series: main, label: p.Y.Tick.Label}
+	bars.label.Font.Size = vg.Points(7)
+	for _, g := range goals {
+		if g.Set == s.ID && g.Metric == s.Metric.Name {
+			bars.goals = append(bars.goals, g)
+		}
+	}
+	lo, hi := bars.span()
+	// Leave room above the highest bar for its label.
+	if s.Metric.Log {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = logTicks{}
+		p.Y.Min = math.Pow10(int(math.Floor(math.Log10(lo / 3)))) // the shortest bar still shows
+		p.Y.Max = hi * math.Pow(hi/p.Y.Min, 0.08)
+		bars.base = p.Y.Min
+	} else {
+		p.Y.Tick.Marker = linearTicks{}
+		p.Y.Min, p.Y.Max = 0, hi*1.12
+	}
+	p.Add(bars)
+	names := make([]string, len(s.Cells))
+	for i, x := range s.Cells {
+		names[i] = wrap(x, 18)
+	}
+	p.NominalX(names...)
+	p.X.Min, p.X.Max = -0.5, float64(len(s.Cells))-0.5
+	return p, nil
+}
+
+// subtitle says what the axis counts and which way is better.
+func subtitle(s *schema.Set) string {
+	t := s.Metric.Unit + ", " + s.Metric.Better + " is better"
+	if s.Metric.Log {
+		t += " (log scale)"
+	}
+	return t
+}
+
+// wrap breaks text into lines of about n characters at spaces, and a
+// longer word at its capitals.
+func wrap(text string, n int) string {
+	var lines []string
+	line := ""
+	var words []string
+	for _, w := range strings.Fields(text) {
+		words = append(words, splitCamel(w, n)...)
+	}
+	for _, w := range words {
+		if line != "" && len(line)+1+len(w) > n {
+			lines = append(lines, line)
+			line = w
+			continue
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	return strings.Join(append(lines, line), "\n")
+}
+
+// colour returns the fill of the i-th series with the given role.
+func colour(role string, i int) color.Color {
+	switch role {
+	case schema.Ours:
+		return color.RGBA{R: 0xd9, G: 0x5f, B: 0x02, A: 0xff}
+	case schema.Ceiling:
+		return color.RGBA{R: 0x55, G: 0x55, B: 0x55, A: 0xff}
+	case schema.Baseline:
+		return color.RGBA{R: 0xf4, G: 0xb3, B: 0x7a, A: 0xff}
+	}
+	peers := []color.Color{
+		color.RGBA{R: 0x1b, G: 0x6c, B: 0xa8, A: 0xff},
+		color.RGBA{R: 0x5a, G: 0x9b, B: 0x5a, A: 0xff},
+		color.RGBA{R: 0x8e, G: 0x6c, B: 0xb0, A: 0xff},
+		color.RGBA{R: 0x9a, G: 0x9a, B: 0x9a, A: 0xff},
+	}
+	return peers[(i-1+len(peers))%len(peers)]
+}
+
+// splitCamel cuts a word longer than n before capitals, into pieces of at
+// most about n characters.
+func splitCamel(w string, n int) []string {
+	var out []string
+	for len(w) > n {
+		cut := 0
+		for i := 1; i < len(w) && i <= n; i++ {
+			if w[i] >= 'A' && w[i] <= 'Z' {
+				cut = i
+			}
+		}
+		if cut == 0 {
+			break
+		}
+		out = append(out, w[:cut])
+		w = w[cut:]
+	}
+	return append(out, w)
+}

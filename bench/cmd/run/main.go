@@ -1,0 +1,132 @@
+// Command run is bench/run: it measures caddy-jsonrpc against its peers and
+// against Caddy's ceiling, and writes bench/results (benchmarks.json, a
+// chart per set, index.html) and the README's performance block.
+//
+//	bench/run                 every set, every cell warmed up and timed 3 times (about 10 minutes)
+//	bench/run -quick          every cell once, briefly (under a minute), into a temporary directory
+//	bench/run -quick -check   the same, then check the JSON's shape and that every cell has a number
+//
+// It runs from the bench directory (the script bench/run changes to it) and
+// builds ../bin/caddy with ../xcaddy.sh when it is missing. As
+// `run serve-ws ours|geth` it is the WebSocket server of a child process.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/harness"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/sets"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsserve"
+)
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == wsserve.Subcommand {
+		os.Exit(wsserve.Main(os.Args[2:]))
+	}
+	os.Exit(run())
+}
+
+// run parses the flags, runs the harness and writes its output.
+func run() int {
+	var (
+		quick  = flag.Bool("quick", false, "run every cell once, briefly, and write into a temporary directory unless -out is set")
+		check  = flag.Bool("check", false, "check the written JSON: its shape, and a number in every cell")
+		out    = flag.String("out", "", "output directory (default results, or a temporary directory with -quick)")
+		only   = flag.String("only", "", "comma-separated groups to run: "+strings.Join(harness.Groups, ","))
+		caddy  = flag.String("caddy", "../bin/caddy", "the Caddy binary, built with ../xcaddy.sh when missing")
+		readme = flag.Bool("readme", true, "rewrite the performance block of ../README.md (full runs of every set into results only)")
+	)
+	flag.Parse()
+	bench, err := os.Getwd()
+	if err == nil {
+		_, err = os.Stat(filepath.Join(bench, "Caddyfile.bench"))
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench/run: run it from the bench directory (bench/run does):", err)
+		return 2
+	}
+	repo := filepath.Dir(bench)
+	o := harness.Options{Profile: sets.Full(), Repo: repo, Caddy: abs(*caddy),
+		Browser: filepath.Join(bench, "results", "browser.json"), Command: "bench/run"}
+	if len(os.Args) > 1 {
+		o.Command += " " + strings.Join(os.Args[1:], " ")
+	}
+	if *quick {
+		o.Profile = sets.Quick()
+	}
+	if *only != "" {
+		o.Only = strings.Split(*only, ",")
+	}
+	dir := *out
+	switch {
+	case dir == "" && *quick:
+		if dir, err = os.MkdirTemp("", "bench-quick-"); err != nil {
+			fmt.Fprintln(os.Stderr, "bench/run:", err)
+			return 1
+		}
+	case dir == "":
+		dir = filepath.Join(bench, "results")
+	}
+	dir = abs(dir)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	doc, err := harness.Run(ctx, o)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench/run:", err)
+		return 1
+	}
+	if err := harness.Write(doc, dir); err != nil {
+		fmt.Fprintln(os.Stderr, "bench/run: writing results:", err)
+		return 1
+	}
+	fmt.Fprintf(os.Stderr, "bench/run: wrote %s, the charts and %s in %s\n", harness.JSONFile, harness.HTMLFile, dir)
+	if *readme && !*quick && len(o.Only) == 0 && dir == filepath.Join(bench, "results") {
+		if err := harness.UpdateReadme(doc, filepath.Join(repo, "README.md")); err != nil {
+			fmt.Fprintln(os.Stderr, "bench/run: README.md:", err)
+			return 1
+		}
+		fmt.Fprintln(os.Stderr, "bench/run: rewrote the performance block of README.md")
+	}
+	for _, g := range doc.Goals {
+		fmt.Fprintf(os.Stderr, "  %-8s %s: %v %s (%s)\n", map[bool]string{true: "met", false: "not met"}[g.Met], g.Text, g.Measured, g.Unit, g.Detail)
+	}
+	if *check {
+		return checkOutput(dir, o)
+	}
+	return 0
+}
+
+// checkOutput reads the JSON back and checks it.
+func checkOutput(dir string, o harness.Options) int {
+	d, err := schema.Read(filepath.Join(dir, harness.JSONFile))
+	if err == nil {
+		groups := o.Only
+		if len(groups) == 0 {
+			groups = harness.Groups
+		}
+		err = schema.Check(d, harness.SetIDs(groups), o.Profile.Runs)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench/run -check: FAIL:", err)
+		return 1
+	}
+	fmt.Fprintf(os.Stderr, "bench/run -check: ok: %d sets, every cell has a number\n", len(d.Sets))
+	return 0
+}
+
+// abs makes path absolute, relative to the working directory.
+func abs(path string) string {
+	if a, err := filepath.Abs(path); err == nil {
+		return a
+	}
+	return path
+}

@@ -1,0 +1,71 @@
+package harness
+
+// output.go writes what a run produced: the JSON, the charts, the page and
+// the README block.
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/chart"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/report"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
+)
+
+// Files written under the output directory.
+const (
+	JSONFile  = "benchmarks.json"
+	HTMLFile  = "index.html"
+	ChartsDir = "charts"
+)
+
+// Write puts d into dir: benchmarks.json, charts/<set>.png for every
+// measured set, and index.html.
+func Write(d *schema.Doc, dir string) error {
+	if err := os.MkdirAll(filepath.Join(dir, ChartsDir), 0o755); err != nil {
+		return err
+	}
+	b, err := schema.Encode(d)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, JSONFile), b, 0o644); err != nil {
+		return err
+	}
+	charts := map[string]string{}
+	for i := range d.Sets {
+		s := &d.Sets[i]
+		if s.Status != schema.Measured {
+			continue
+		}
+		png, err := chart.PNG(s, d.Goals)
+		if err != nil {
+			return fmt.Errorf("chart of %s: %w", s.ID, err)
+		}
+		rel := ChartsDir + "/" + s.ID + ".png"
+		if err := os.WriteFile(filepath.Join(dir, rel), png, 0o644); err != nil {
+			return err
+		}
+		charts[s.ID] = rel
+	}
+	page, err := report.HTML(d, charts)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, HTMLFile), page, 0o644)
+}
+
+// UpdateReadme rewrites the block between the markers of the README at
+// file with the block generated from d.
+func UpdateReadme(d *schema.Doc, file string) error {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	out, err := report.ReplaceBlock(string(b), report.ReadmeBlock(d))
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(file, []byte(out), 0o644)
+}

@@ -1,0 +1,179 @@
+package harness
+
+// run.go runs the sets in order and assembles the document.
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/caddyproc"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/progress"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/sets"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsserve"
+)
+
+// Options configures a run.
+type Options struct {
+	// Profile sets durations and counts.
+	Profile sets.Profile
+	// Repo is the repository root; bench/ is below it.
+	Repo string
+	// Caddy is the Caddy binary, built with Repo/xcaddy.sh when missing.
+	Caddy string
+	// Browser is the browser set's file, written by another tool.
+	Browser string
+	// Only, when not empty, limits the run to these groups: inprocess,
+	// http, websocket.
+	Only []string
+	// Command is the command line recorded in the document.
+	Command string
+}
+
+// Groups are the groups of sets the harness measures, in order.
+var Groups = []string{"inprocess", "http", "websocket"}
+
+// SetIDs returns the ids of the sets a run of groups produces.
+func SetIDs(groups []string) []string {
+	ids := map[string][]string{
+		"inprocess": {"inprocess"},
+		"http":      {"http", "http_batch"},
+		"websocket": {"ws_pipelined", "ws_broadcast", "ws_memory"},
+	}
+	var out []string
+	for _, g := range groups {
+		out = append(out, ids[g]...)
+	}
+	return append(out, "browser")
+}
+
+// Run measures every set and returns the document.
+func Run(ctx context.Context, o Options) (*schema.Doc, error) {
+	start := time.Now()
+	groups := Groups
+	if len(o.Only) > 0 {
+		groups = o.Only
+	}
+	has := func(g string) bool { return slices.Contains(groups, g) }
+	openFiles := wsserve.RaiseOpenFiles()
+	doc := &schema.Doc{
+		Schema: schema.Version, Title: "caddy-jsonrpc benchmarks", Date: start.UTC().Format(time.RFC3339),
+		Quick: o.Profile.Name == "quick", Machine: describeMachine(),
+		Harness: schema.Harness{Command: o.Command, Settings: o.Profile.Settings()},
+		Policy:  policy(o.Profile),
+	}
+	doc.Machine.OpenFilesLimit = openFiles
+	if (has("http") || has("websocket")) && !executable(o.Caddy) {
+		if err := buildCaddy(ctx, o.Repo); err != nil {
+			return nil, err
+		}
+	}
+	doc.Versions = describeVersions(o.Repo, o.Caddy)
+
+	steps := 0
+	p := o.Profile
+	if has("inprocess") {
+		steps += sets.InProcessSteps(p)
+	}
+	if has("http") {
+		steps += sets.HTTPSteps(p)
+	}
+	if has("websocket") {
+		steps += sets.PipelinedSteps(p) + sets.BroadcastSteps(p) + sets.MemorySteps(p)
+	}
+	env := &sets.Env{Profile: p, Bar: progress.New(os.Stderr, steps), CaddyBin: o.Caddy,
+		CaddyConfig: filepath.Join(o.Repo, "bench", "Caddyfile.bench")}
+
+	if has("inprocess") {
+		doc.Sets = append(doc.Sets, sets.InProcess(ctx, env))
+	}
+	if has("http") || has("websocket") {
+		env.Bar.Start("starting Caddy")
+		env.Caddy, env.CaddyErr = caddyproc.Start(ctx, o.Caddy, env.CaddyConfig)
+		if env.CaddyErr != nil {
+			env.Bar.Note("bench: Caddy did not start: %v", env.CaddyErr)
+		} else {
+			defer env.Caddy.Stop()
+		}
+	}
+	if has("http") {
+		doc.Sets = append(doc.Sets, sets.HTTP(ctx, env)...)
+	}
+	if has("websocket") {
+		doc.Sets = append(doc.Sets, websocketSets(ctx, env, openFiles)...)
+	}
+	doc.Sets = append(doc.Sets, sets.Browser(o.Browser))
+	env.Bar.Finish()
+	doc.Goals = sets.Goals(doc, p)
+	doc.Machine.LoadAfter = loadAverage()
+	doc.Harness.Seconds = float64(time.Since(start).Round(100*time.Millisecond)) / float64(time.Second)
+	return doc, nil
+}
+
+// websocketSets runs the three WebSocket sets on shared servers.
+func websocketSets(ctx context.Context, env *sets.Env, openFiles uint64) []schema.Set {
+	ws, err := sets.NewWebSocket(ctx, env)
+	if err != nil {
+		var out []schema.Set
+		for _, id := range []string{"ws_pipelined", "ws_broadcast", "ws_memory"} {
+			out = append(out, schema.Set{ID: id, Group: "websocket", Title: id, Status: schema.Failed, Error: err.Error()})
+		}
+		return out
+	}
+	defer ws.Close()
+	return []schema.Set{ws.Pipelined(ctx, env), ws.Broadcast(ctx, env), ws.Memory(ctx, env, openFiles)}
+}
+
+// executable is true when file exists and may be run.
+func executable(file string) bool {
+	st, err := os.Stat(file)
+	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
+}
+
+// buildCaddy runs xcaddy.sh build in repo, its output on stderr.
+func buildCaddy(ctx context.Context, repo string) error {
+	fmt.Fprintln(os.Stderr, "bench: bin/caddy is missing; building it with ./xcaddy.sh build")
+	cmd := exec.CommandContext(ctx, filepath.Join(repo, "xcaddy.sh"), "build")
+	cmd.Dir = repo
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("bench: ./xcaddy.sh build: %w", err)
+	}
+	return nil
+}
+
+// policy states how the figures were made and how to read them.
+func policy(p sets.Profile) []string {
+	out := []string{
+		fmt.Sprintf("Every cell is warmed up, then timed: %s (broadcast: %s, each a run); a point's median is the "+
+			"median of its runs, low and high the lowest and the highest run.",
+			count(p.Runs, "run", "runs"), count(p.BroadcastRuns, "message", "messages")),
+		"In process, the runs are passes over every implementation and cell in turn, so a busy phase of the machine " +
+			"falls on all of them alike; over HTTPS, respond, one call per POST and the batch are measured one after " +
+			"the other in every cell of every run.",
+		"A comparison's ratio says how many times better ours is: the peer's figure divided by ours for times and " +
+			"sizes, ours divided by the peer's for rates; above 1, ours is ahead. Its low and high pair the n-th run " +
+			"of each.",
+		"Every answer is checked. Servers and the load generator (Go code in bench/) run on the same machine and " +
+			"talk over loopback only; the machine may be shared with other work, so the load averages before and " +
+			"after the run are recorded.",
+	}
+	if p.Name == "quick" {
+		out = append(out, "This is a quick run: every cell timed once, briefly. It proves the harness works end to "+
+			"end and says nothing of speed.")
+	}
+	return out
+}
+
+// count returns "1 run" or "5 runs".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprint(n) + " " + many
+}

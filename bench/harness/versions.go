@@ -1,0 +1,51 @@
+package harness
+
+// versions.go names the software measured.
+
+import (
+	"os/exec"
+	"runtime"
+	"runtime/debug"
+	"strings"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/caddyproc"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
+)
+
+// peerModules are the modules whose versions the document records.
+var peerModules = []string{
+	"github.com/ethereum/go-ethereum",
+	"github.com/creachadair/jrpc2",
+	"github.com/goccy/go-json",
+	"github.com/coder/websocket",
+	"gonum.org/v1/plot",
+}
+
+// describeVersions returns Go's, Caddy's, the commit's and the peers'.
+func describeVersions(repo, caddyBin string) schema.Versions {
+	v := schema.Versions{Go: runtime.Version(), Caddy: caddyproc.Version(caddyBin), Commit: commit(repo), Modules: map[string]string{}}
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, dep := range info.Deps {
+			for _, m := range peerModules {
+				if dep.Path == m {
+					v.Modules[m] = dep.Version
+				}
+			}
+		}
+	}
+	return v
+}
+
+// commit returns the short commit of repo, with "-dirty" when tracked files
+// differ from it.
+func commit(repo string) string {
+	out, err := exec.Command("git", "-C", repo, "rev-parse", "--short=12", "HEAD").Output()
+	if err != nil {
+		return "unknown"
+	}
+	c := strings.TrimSpace(string(out))
+	if st, err := exec.Command("git", "-C", repo, "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(st) > 0 {
+		c += "-dirty"
+	}
+	return c
+}

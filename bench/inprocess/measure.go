@@ -1,0 +1,86 @@
+package inprocess
+
+// measure.go times an implementation outside `go test`, for the harness:
+// wall time and allocations per JSON-RPC call, from one or more goroutines.
+
+import (
+	"runtime"
+	"sync"
+	"time"
+)
+
+// Cost is what one measurement found, per JSON-RPC call.
+type Cost struct {
+	// NsPerCall is the wall time divided by the calls of all goroutines.
+	NsPerCall float64
+	// BytesPerCall and AllocsPerCall are the heap bytes and allocations of
+	// the whole process divided by the calls.
+	BytesPerCall  float64
+	AllocsPerCall float64
+	// Calls is the number of JSON-RPC calls made.
+	Calls int64
+}
+
+// Measure sends docs in turn, each holding callsPerDoc calls, from
+// goroutines goroutines, each with its own caller made before the clock
+// starts, for about d. Like testing.B it collects garbage first and counts
+// the allocations of the whole process.
+func Measure(impl Impl, docs [][]byte, callsPerDoc, goroutines int, d time.Duration) Cost {
+	callers := make([]Caller, goroutines)
+	for i := range callers {
+		call, done := impl.NewCaller()
+		defer done()
+		callers[i] = call
+	}
+	// Check the clock every few documents: often enough that no goroutine
+	// runs on alone for long, rarely enough that reading it costs nothing.
+	every := 16
+	if callsPerDoc > 1 {
+		every = 1
+	}
+	counts := make([]struct {
+		n int64
+		_ [56]byte // a cache line each
+	}, goroutines)
+
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	deadline := start.Add(d)
+	var wg sync.WaitGroup
+	for g, call := range callers {
+		wg.Go(func() {
+			var n int64
+			j := 0
+			for {
+				for range every {
+					call(docs[j])
+					if j++; j == len(docs) {
+						j = 0
+					}
+				}
+				n += int64(every)
+				if !time.Now().Before(deadline) {
+					break
+				}
+			}
+			counts[g].n = n
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	runtime.ReadMemStats(&after)
+
+	var docsSent int64
+	for _, c := range counts {
+		docsSent += c.n
+	}
+	calls := docsSent * int64(callsPerDoc)
+	return Cost{
+		NsPerCall:     float64(elapsed.Nanoseconds()) / float64(calls),
+		BytesPerCall:  float64(after.TotalAlloc-before.TotalAlloc) / float64(calls),
+		AllocsPerCall: float64(after.Mallocs-before.Mallocs) / float64(calls),
+		Calls:         calls,
+	}
+}

@@ -1,0 +1,49 @@
+package report
+
+// goals.go lays out the goals.
+
+import (
+	"fmt"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/chart"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
+)
+
+// GoalsTable is the goals with what was measured and whether each is met;
+// with detail, the cells each figure comes from.
+func GoalsTable(d *schema.Doc, detail bool) Table {
+	t := Table{Caption: "goals set by the issues", Head: []string{"goal", "issue", "measured", "met"}}
+	if detail {
+		t.Head = append(t.Head, "from")
+	}
+	for _, g := range d.Goals {
+		row := []string{g.Text, fmt.Sprintf("#%d", g.Issue), measured(g), verdict(g)}
+		if detail {
+			row = append(row, g.Detail)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// measured formats a goal's figure with its unit.
+func measured(g schema.Goal) string {
+	if g.Detail == "not measured" || len(g.Detail) > 13 && g.Detail[:13] == "not measured:" {
+		return "not measured"
+	}
+	switch g.Unit {
+	case "x":
+		return Ratio(g.Measured)
+	case "calls/s":
+		return chart.Short(g.Measured) + " calls/s"
+	}
+	return chart.Short(g.Measured) + " " + g.Unit
+}
+
+// verdict says whether a goal is met.
+func verdict(g schema.Goal) string {
+	if g.Met {
+		return "met"
+	}
+	return "not met"
+}

@@ -1,0 +1,120 @@
+package report
+
+// table.go lays out a set as rows and columns, for Markdown and HTML alike.
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/chart"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
+)
+
+// Table is a set, or one metric of it, as rows of text.
+type Table struct {
+	// Caption says what the figures are.
+	Caption string
+	// Head names the columns; Rows hold one cell each.
+	Head []string
+	Rows [][]string
+}
+
+// Options of a table.
+type tableOptions struct {
+	ranges bool // add "low–high" under each median
+}
+
+// MainTable is the set's main metric: a row per cell, a column per series,
+// each peer's figure followed by how many times better ours is.
+func MainTable(s *schema.Set, ranges bool) Table {
+	return metricTable(s, s.Metric.Name, s.Metric.Unit, true, tableOptions{ranges: ranges})
+}
+
+// SecondaryTables are the set's other metrics, one table each.
+func SecondaryTables(s *schema.Set) []Table {
+	var out []Table
+	seen := map[string]bool{s.Metric.Name: true}
+	for _, r := range s.Series {
+		if seen[r.Metric] {
+			continue
+		}
+		seen[r.Metric] = true
+		out = append(out, metricTable(s, r.Metric, r.Unit, false, tableOptions{ranges: true}))
+	}
+	return out
+}
+
+// metricTable builds the table of one metric.
+func metricTable(s *schema.Set, metric, unit string, ratios bool, o tableOptions) Table {
+	var cols []*schema.Series
+	for i := range s.Series {
+		if s.Series[i].Metric == metric {
+			cols = append(cols, &s.Series[i])
+		}
+	}
+	t := Table{Caption: unit, Head: []string{s.XLabel}}
+	ours := ""
+	for _, r := range cols {
+		t.Head = append(t.Head, r.Label)
+		if r.Role == schema.Ours && ours == "" {
+			ours = r.Name
+		}
+	}
+	if ratios {
+		t.Caption += "; median of the runs, and in parentheses how many times better ours is than that column"
+	}
+	for _, x := range s.Cells {
+		row := []string{x}
+		for _, r := range cols {
+			p := r.Point(x)
+			if p == nil {
+				row = append(row, "–")
+				continue
+			}
+			cell := chart.Short(p.Median)
+			if ratios && r.Name != ours {
+				if c := s.Comparison(ours, r.Name, x); c != nil {
+					cell += " (" + Ratio(c.Ratio) + ")"
+				}
+			}
+			if o.ranges && len(p.Runs) > 1 {
+				cell += fmt.Sprintf(" [%s–%s]", chart.Short(p.Low), chart.Short(p.High))
+			}
+			row = append(row, cell)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// Ratio formats a ratio: 164x, 98.7x, 1.01x.
+func Ratio(v float64) string {
+	if v >= 100 {
+		return fmt.Sprintf("%.0fx", v)
+	}
+	if v >= 10 {
+		return fmt.Sprintf("%.1fx", v)
+	}
+	return fmt.Sprintf("%.2fx", v)
+}
+
+// Markdown writes t as a Markdown table.
+func (t Table) Markdown() string {
+	var b strings.Builder
+	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	b.WriteString("| " + strings.Join(mapStrings(t.Head, esc), " | ") + " |\n")
+	b.WriteString("| --- |" + strings.Repeat(" ---: |", len(t.Head)-1) + "\n")
+	for _, r := range t.Rows {
+		b.WriteString("| " + strings.Join(mapStrings(r, esc), " | ") + " |\n")
+	}
+	return b.String()
+}
+
+// mapStrings applies f to every element of s.
+func mapStrings(s []string, f func(string) string) []string {
+	out := make([]string, len(s))
+	for i, v := range s {
+		out[i] = f(v)
+	}
+	return out
+}

@@ -1,0 +1,162 @@
+// Package serverproc runs a server under test as a child process: started
+// with its output kept (the first lines of stdout handed to the caller, who
+// learns the server's address from them), its resident memory read from
+// /proc, and stopped with SIGTERM, then SIGKILL if it lingers.
+package serverproc
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Proc is a running server process.
+type Proc struct {
+	cmd   *exec.Cmd
+	lines chan string
+	done  chan struct{}
+	err   error // how it exited, once done is closed
+
+	mu  sync.Mutex
+	log []byte // the end of its output
+}
+
+// maxLog bounds the output kept for error messages.
+const maxLog = 64 << 10
+
+// Start runs name with args in dir, with env added to this process's
+// environment. It is stopped by Stop, or killed when ctx ends.
+func Start(ctx context.Context, dir string, env []string, name string, args ...string) (*Proc, error) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	cmd.WaitDelay = 5 * time.Second
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	p := &Proc{cmd: cmd, lines: make(chan string, 16), done: make(chan struct{})}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { p.scan(stdout, p.lines) })
+	wg.Go(func() { p.scan(stderr, nil) })
+	go func() {
+		wg.Wait()
+		p.err = cmd.Wait()
+		close(p.lines)
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// scan keeps r's lines in the log, handing them to lines while it has room.
+func (p *Proc) scan(r io.Reader, lines chan<- string) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	for sc.Scan() {
+		p.mu.Lock()
+		p.log = append(p.log, sc.Text()...)
+		p.log = append(p.log, '\n')
+		if len(p.log) > maxLog {
+			p.log = p.log[len(p.log)-maxLog/2:]
+		}
+		p.mu.Unlock()
+		if lines != nil {
+			select {
+			case lines <- sc.Text():
+			default:
+			}
+		}
+	}
+}
+
+// PID is the process id.
+func (p *Proc) PID() int { return p.cmd.Process.Pid }
+
+// Line waits up to timeout for the next line the process prints on stdout.
+func (p *Proc) Line(timeout time.Duration) (string, error) {
+	select {
+	case l, ok := <-p.lines:
+		if !ok {
+			return "", fmt.Errorf("%s exited (%v) before printing its address; its output:\n%s", p.cmd.Path, p.err, p.Log())
+		}
+		return l, nil
+	case <-time.After(timeout):
+		return "", fmt.Errorf("%s printed nothing for %v; its output:\n%s", p.cmd.Path, timeout, p.Log())
+	}
+}
+
+// Log returns the end of what the process printed.
+func (p *Proc) Log() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return string(p.log)
+}
+
+// Exited is true once the process has ended.
+func (p *Proc) Exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Stop sends SIGTERM and waits up to 10s for the process to end, then
+// kills it.
+func (p *Proc) Stop() {
+	if p.Exited() {
+		return
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+// RSS returns the process's resident memory in bytes (VmRSS).
+func (p *Proc) RSS() (int64, error) { return RSS(p.PID()) }
+
+// RSS returns the resident memory of process pid in bytes, read from
+// /proc/<pid>/status.
+func RSS(pid int) (int64, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0, err
+	}
+	return parseRSS(string(b))
+}
+
+// parseRSS reads VmRSS from the text of /proc/<pid>/status.
+func parseRSS(status string) (int64, error) {
+	for line := range strings.Lines(status) {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			f := strings.Fields(rest)
+			if len(f) != 2 || f[1] != "kB" {
+				return 0, fmt.Errorf("VmRSS line %q", line)
+			}
+			kb, err := strconv.ParseInt(f[0], 10, 64)
+			return kb << 10, err
+		}
+	}
+	return 0, errors.New("no VmRSS in /proc/<pid>/status")
+}

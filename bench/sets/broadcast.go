@@ -1,0 +1,73 @@
+package sets
+
+// broadcast.go measures the time a published message takes to reach every
+// subscriber.
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
+)
+
+// broadcastX names the cell of n subscribers.
+func broadcastX(n int) string { return plural(n, "subscriber", "subscribers") }
+
+// BroadcastSteps is the number of progress steps Broadcast takes.
+func BroadcastSteps(p Profile) int { return len(p.BroadcastSizes) * 3 }
+
+// Broadcast subscribes n connections to the chat (demo_subscribe ["chat"])
+// for every n of the profile, then publishes messages one at a time
+// (demo_publish ["chat", text]) and times each until the last subscriber
+// has it. The bare fan-out, a server that writes one pre-encoded
+// notification to each connection in turn and does nothing else, shows
+// what delivery costs on this machine without any JSON-RPC server.
+func (ws *WebSocket) Broadcast(ctx context.Context, e *Env) schema.Set {
+	s := schema.Set{
+		ID: "ws_broadcast", Group: "websocket", Status: schema.Measured,
+		Title:   "WebSocket: broadcast, ms from publish until the last subscriber has the message",
+		Harness: ws.harness,
+		Note: "one connection per subscriber and one more that publishes; the clock starts before the publish call " +
+			"is written and stops when the last subscriber has read its notification; each timed message is a run. " +
+			"The bare fan-out is a server with no JSON-RPC at all that writes one pre-encoded notification to each " +
+			"connection in turn from the publisher's goroutine: it shows what delivery itself costs here, where " +
+			"every subscriber costs a write on the server and a read in the client, on the same two cores",
+		Metric: schema.Metric{Name: "ms", Unit: "ms until the last subscriber has it", Better: schema.Lower, Log: true},
+		XLabel: "subscribers",
+	}
+	impls := append(ws.impls[:len(ws.impls):len(ws.impls)], ws.fanout)
+	for _, impl := range impls {
+		s.Series = append(s.Series, series(impl.name, impl.label, impl.role, "ms", "ms"))
+	}
+	runs := collector{}
+	for _, n := range e.Profile.BroadcastSizes {
+		x := broadcastX(n)
+		s.Cells = append(s.Cells, x)
+		for _, impl := range impls {
+			e.Bar.Start(fmt.Sprintf("WebSocket broadcast: %s, %s", x, impl.name))
+			times, err := wsload.Broadcast(ctx, wsload.BroadcastConfig{
+				URL: ws.shared[impl.name].url, Subscribers: n,
+				Subscribe:    callRequest("demo_subscribe", `["chat"]`, 1),
+				Notification: "demo_subscription",
+				Publish: func(id int, text string) []byte {
+					return callRequest("demo_publish", `["chat",`+strconv.Quote(text)+`]`, id)
+				},
+				Warmup: e.Profile.BroadcastWarmup, Runs: e.Profile.BroadcastRuns, Timeout: 30 * time.Second,
+			})
+			e.Bar.Done(1)
+			if err != nil {
+				return failed(s, fmt.Errorf("%s, %s: %w", x, impl.name, err))
+			}
+			for _, t := range times {
+				runs.add(impl.name, "ms", x, float64(t)/float64(time.Millisecond))
+			}
+		}
+	}
+	runs.fill(&s)
+	s.Compare("ours", "geth")
+	s.Compare("ours", "fanout")
+	return s
+}

@@ -1,0 +1,9 @@
+// Package sets runs the measurements of the harness, each set a table of
+// cells by series in the shape of package schema: in process (the five
+// peers on the five requests), HTTPS (jsonrpc in Caddy against Caddy's
+// static respond), WebSocket (pipelined calls, broadcast, idle memory, ours
+// against go-ethereum), and the browser set written by another tool.
+//
+// Every set runs its cells under a Profile (full or quick), reports each
+// step to a progress bar, and puts ours next to its peers with the ratio.
+package sets

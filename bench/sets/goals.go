@@ -1,0 +1,194 @@
+package sets
+
+// goals.go checks the run against the targets the issues set.
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
+)
+
+// goal is a target and how to read it from a document.
+type goal struct {
+	id, set, text, unit string
+	metric, cell        string // a threshold on the set's main metric, on one cell or all
+	issue               int
+	target              float64
+	atMost              bool // met when measured ≤ target, else when ≥
+	measure             func(d *schema.Doc, s *schema.Set) (float64, string, bool)
+}
+
+// Goals checks d against every goal. A goal whose set or cells are missing
+// is not met, and says so.
+func Goals(d *schema.Doc, p Profile) []schema.Goal {
+	var out []schema.Goal
+	for _, g := range goalList(p) {
+		r := schema.Goal{ID: g.id, Issue: g.issue, Text: g.text, Set: g.set, Target: g.target, Unit: g.unit,
+			Metric: g.metric, Cell: g.cell}
+		s := d.Find(g.set)
+		if s == nil || s.Status != schema.Measured {
+			r.Detail = "not measured"
+		} else if v, detail, ok := g.measure(d, s); !ok || math.IsNaN(v) || math.IsInf(v, 0) {
+			r.Detail = "not measured: " + detail
+		} else {
+			r.Measured, r.Detail = round(v), detail
+			r.Met = r.Measured >= g.target
+			if g.atMost {
+				r.Met = r.Measured <= g.target
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// goalList is every goal, with the cells of profile p.
+func goalList(p Profile) []goal {
+	h1, h2 := httpCell{false, 64}.x(), httpCell{true, 64}.x()
+	return []goal{
+		{id: "inprocess_vs_geth", issue: 2, set: "inprocess", unit: "x", target: 100,
+			text:    "≥100x faster than go-ethereum in process (the five requests cycled)",
+			measure: ratioGoal("geth", "five cycled")},
+		{id: "inprocess_vs_goccy", issue: 2, set: "inprocess", unit: "x", target: 5,
+			text:    "≥5x faster than the plain goccy/go-json dispatcher (the five requests cycled)",
+			measure: ratioGoal("goccy", "five cycled")},
+		{id: "inprocess_ns", issue: 2, set: "inprocess", unit: "ns", target: 150, atMost: true,
+			text: "≤150 ns per request averaged over the five (cycled, one goroutine)",
+			measure: func(_ *schema.Doc, s *schema.Set) (float64, string, bool) {
+				v, ok := s.Value("ours", "five cycled")
+				return v, "ours, the five cycled", ok
+			}},
+		{id: "inprocess_allocs_numeric", issue: 2, set: "inprocess", unit: "allocs", target: 0, atMost: true,
+			text:    "0 allocations per request for the four numeric requests",
+			measure: allocGoal(inprocess.Workload[:4])},
+		{id: "inprocess_allocs_string", issue: 2, set: "inprocess", unit: "allocs", target: 1, atMost: true,
+			text:    "≤1 allocation per request for StringMe",
+			measure: allocGoal(inprocess.Workload[4:])},
+		{id: "inprocess_batch", issue: 2, set: "inprocess", unit: "x", target: 1, atMost: true,
+			text: "a batch of 100 costs no more per request than single documents (batch ÷ cycled, ns per call)",
+			measure: func(_ *schema.Doc, s *schema.Set) (float64, string, bool) {
+				b, ok1 := s.Value("ours", "batch of 100")
+				c, ok2 := s.Value("ours", "five cycled")
+				return b / c, fmt.Sprintf("ours: %.0f ns per call in a batch, %.0f ns cycled", b, c), ok1 && ok2
+			}},
+		{id: "inprocess_parallel", issue: 2, set: "inprocess", unit: "x", target: 1.8,
+			text: "two goroutines give ≥1.8x one (the five cycled)",
+			measure: func(_ *schema.Doc, s *schema.Set) (float64, string, bool) {
+				one, ok1 := s.Value("ours", "five cycled")
+				two, ok2 := s.Value("ours", "five cycled, 2 goroutines")
+				return one / two, fmt.Sprintf("ours: %.0f ns per call from 1 goroutine, %.0f ns from 2", one, two), ok1 && ok2
+			}},
+		{id: "http_vs_respond", issue: 3, set: "http", unit: "x", target: 0.95,
+			text:    "jsonrpc ≥0.95x Caddy's respond over HTTPS, 64 connections (the lower of HTTP/1.1 and HTTP/2)",
+			measure: worstRatioGoal("ours", "respond", h1, h2)},
+		{id: "http_batch", issue: 3, set: "http_batch", unit: "x", target: 30,
+			text:    "a batch of 100 per POST gives ≥30x the single-call RPC/s, 64 connections (the lower of HTTP/1.1 and HTTP/2)",
+			measure: worstRatioGoal("ours_batch100", "ours", h1, h2)},
+		{id: "ws_rpc", issue: 4, set: "ws_pipelined", unit: "calls/s", target: 500000, metric: "rpc_per_s",
+			text: "≥500k calls per second pipelined over WebSocket, 256 in flight (the better of 1 and 4 connections)",
+			measure: func(_ *schema.Doc, s *schema.Set) (float64, string, bool) {
+				one, ok1 := s.Value("ours", pipeCell{1, 256}.x())
+				four, ok2 := s.Value("ours", pipeCell{4, 256}.x())
+				return max(one, four), fmt.Sprintf("ours: %s with 1 connection, %s with 4", rate(one), rate(four)), ok1 && ok2
+			}},
+		{id: "ws_broadcast", issue: 4, set: "ws_broadcast", unit: "ms", target: 0.3, atMost: true,
+			metric: "ms", cell: broadcastX(1000),
+			text: "≤0.3 ms from publish until the last of 1,000 subscribers has the message",
+			measure: func(_ *schema.Doc, s *schema.Set) (float64, string, bool) {
+				v, ok := s.Value("ours", broadcastX(1000))
+				g, _ := s.Value("geth", broadcastX(1000))
+				f, _ := s.Value("fanout", broadcastX(1000))
+				return v, fmt.Sprintf("ours, median; go-ethereum %.2f ms; bare fan-out with no JSON-RPC %.2f ms", g, f), ok
+			}},
+		{id: "ws_memory", issue: 4, set: "ws_memory", unit: "KiB", target: 16, atMost: true, metric: "kib_per_conn",
+			text: fmt.Sprintf("≤16 KiB of server memory per idle connection, %s open", thousands(p.IdleConns)),
+			measure: func(_ *schema.Doc, s *schema.Set) (float64, string, bool) {
+				if len(s.Cells) == 0 {
+					return 0, "no cells", false
+				}
+				v, ok := s.Value("ours", s.Cells[0])
+				return v, "ours, " + s.Cells[0], ok
+			}},
+	}
+}
+
+// ratioGoal reads ours against peer on cell x, with the range over the
+// other cells.
+func ratioGoal(peer, x string) func(*schema.Doc, *schema.Set) (float64, string, bool) {
+	return func(_ *schema.Doc, s *schema.Set) (float64, string, bool) {
+		c := s.Comparison("ours", peer, x)
+		if c == nil {
+			return 0, "no comparison of ours with " + peer + " on " + x, false
+		}
+		var others []string
+		for _, o := range s.Comparisons {
+			if o.Peer == peer && o.X != x {
+				others = append(others, fmt.Sprintf("%s %.1fx", o.X, o.Ratio))
+			}
+		}
+		return c.Ratio, fmt.Sprintf("%s: %.1fx (%.1fx to %.1fx by run); %s", x, c.Ratio, c.Low, c.High, strings.Join(others, ", ")), true
+	}
+}
+
+// worstRatioGoal reads the lower of two cells' ratios of ours against peer.
+func worstRatioGoal(ours, peer string, xs ...string) func(*schema.Doc, *schema.Set) (float64, string, bool) {
+	return func(_ *schema.Doc, s *schema.Set) (float64, string, bool) {
+		worst := math.Inf(1)
+		var parts []string
+		for _, x := range xs {
+			c := s.Comparison(ours, peer, x)
+			if c == nil {
+				return 0, "no comparison on " + x, false
+			}
+			worst = min(worst, c.Ratio)
+			parts = append(parts, fmt.Sprintf("%s %.2fx (%.2fx to %.2fx by run)", x, c.Ratio, c.Low, c.High))
+		}
+		return worst, strings.Join(parts, "; "), true
+	}
+}
+
+// allocGoal reads the most allocations per call of ours over calls.
+func allocGoal(calls []inprocess.Call) func(*schema.Doc, *schema.Set) (float64, string, bool) {
+	return func(_ *schema.Doc, s *schema.Set) (float64, string, bool) {
+		r := s.SeriesOf("ours", "allocs_per_call")
+		if r == nil {
+			return 0, "no allocation figures", false
+		}
+		worst := 0.0
+		var parts []string
+		for _, c := range calls {
+			p := r.Point(c.Method)
+			if p == nil {
+				return 0, "no allocation figure for " + c.Method, false
+			}
+			worst = max(worst, p.Median)
+			parts = append(parts, fmt.Sprintf("%s %.2f", c.Method, p.Median))
+		}
+		return worst, "ours, per call (counted over the whole process, rounded to 2 decimals): " + strings.Join(parts, ", "), true
+	}
+}
+
+// round keeps 2 decimals for small figures, 3 significant digits otherwise.
+func round(v float64) float64 {
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return v
+	}
+	if math.Abs(v) < 100 {
+		return math.Round(v*100) / 100
+	}
+	return math.Round(v)
+}
+
+// rate formats calls per second: 512k, 1.51M.
+func rate(v float64) string {
+	switch {
+	case v >= 1e6:
+		return fmt.Sprintf("%.2fM", v/1e6)
+	case v >= 1e3:
+		return fmt.Sprintf("%.0fk", v/1e3)
+	}
+	return fmt.Sprintf("%.0f", v)
+}

@@ -1,0 +1,143 @@
+package sets
+
+// http.go measures jsonrpc in Caddy against Caddy's static respond over
+// HTTPS: one call per POST, and a batch of 100 per POST.
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/caddyproc"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/load"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
+)
+
+// httpTarget is one of the three things each HTTP cell measures.
+type httpTarget struct {
+	name, path   string
+	body, expect []byte
+	calls        int
+}
+
+// httpTargets are respond, one add call per POST, and a batch of 100.
+func httpTargets() []httpTarget {
+	var batch, answer strings.Builder
+	batch.WriteByte('[')
+	answer.WriteByte('[')
+	for i := 1; i <= 100; i++ {
+		if i > 1 {
+			batch.WriteByte(',')
+			answer.WriteByte(',')
+		}
+		fmt.Fprintf(&batch, `{"jsonrpc":"2.0","method":"add","params":[1,2],"id":%d}`, i)
+		fmt.Fprintf(&answer, `{"jsonrpc":"2.0","result":3,"id":%d}`, i)
+	}
+	batch.WriteByte(']')
+	answer.WriteByte(']')
+	return []httpTarget{
+		{name: "respond", path: "/static", body: []byte(caddyproc.AddCall), expect: []byte(caddyproc.AddAnswer), calls: 1},
+		{name: "ours", path: "/rpc", body: []byte(caddyproc.AddCall), expect: []byte(caddyproc.AddAnswer), calls: 1},
+		{name: "ours_batch100", path: "/rpc", body: []byte(batch.String()), expect: []byte(answer.String()), calls: 100},
+	}
+}
+
+// httpCell is one protocol and connection count.
+type httpCell struct {
+	h2    bool
+	conns int
+}
+
+// x names the cell.
+func (c httpCell) x() string {
+	proto := "HTTP/1.1"
+	if c.h2 {
+		proto = "HTTP/2"
+	}
+	return proto + ", " + plural(c.conns, "conn", "conns")
+}
+
+// httpCells are both protocols by every connection count.
+func httpCells(p Profile) []httpCell {
+	var cells []httpCell
+	for _, h2 := range []bool{false, true} {
+		for _, n := range p.HTTPConns {
+			cells = append(cells, httpCell{h2: h2, conns: n})
+		}
+	}
+	return cells
+}
+
+// HTTPSteps is the number of progress steps HTTP takes.
+func HTTPSteps(p Profile) int { return len(httpCells(p)) * len(httpTargets()) * p.Runs }
+
+// HTTP measures, on the Caddy of e, respond, one call per POST and a batch
+// of 100 per POST, for each protocol and connection count, Runs times in
+// turn. It returns two sets: one call per POST against respond, and the
+// batch against one call per POST.
+func HTTP(ctx context.Context, e *Env) []schema.Set {
+	const harness = "bin/caddy with Caddyfile.bench (HTTPS with tls internal on 127.0.0.1; jsonrpc on /rpc, respond on " +
+		"/static serving the same bytes); bench's load generator in Go, closed loop, one request in flight per " +
+		"keep-alive connection, every answer checked byte for byte; client and server share the machine"
+	single := schema.Set{
+		ID: "http", Group: "http", Status: schema.Measured,
+		Title:   "HTTPS: one add call per POST, jsonrpc against Caddy's static respond",
+		Harness: harness,
+		Note:    "respond answers the same bytes with no JSON-RPC: it is the ceiling of a Caddy handler on this machine",
+		Metric:  schema.Metric{Name: "rpc_per_s", Unit: "calls per second", Better: schema.Higher},
+		XLabel:  "protocol, client connections",
+		Series: []schema.Series{
+			series("ours", "jsonrpc, 1 call per POST", schema.Ours, "rpc_per_s", "calls per second"),
+			series("respond", "respond, same answer", schema.Ceiling, "rpc_per_s", "requests per second"),
+			series("ours", "jsonrpc, 1 call per POST", schema.Ours, "p99_ms", "p99 latency, ms"),
+			series("respond", "respond, same answer", schema.Ceiling, "p99_ms", "p99 latency, ms"),
+		},
+	}
+	batch := schema.Set{
+		ID: "http_batch", Group: "http", Status: schema.Measured,
+		Title:   "HTTPS: a batch of 100 add calls per POST against one call per POST",
+		Harness: harness,
+		Metric:  schema.Metric{Name: "rpc_per_s", Unit: "calls per second", Better: schema.Higher, Log: true},
+		XLabel:  "protocol, client connections",
+		Series: []schema.Series{
+			series("ours_batch100", "jsonrpc, batch of 100 per POST", schema.Ours, "rpc_per_s", "calls per second"),
+			series("ours", "jsonrpc, 1 call per POST", schema.Baseline, "rpc_per_s", "calls per second"),
+			series("ours_batch100", "jsonrpc, batch of 100 per POST", schema.Ours, "p99_ms", "p99 latency per POST, ms"),
+		},
+	}
+	cells := httpCells(e.Profile)
+	for _, c := range cells {
+		single.Cells = append(single.Cells, c.x())
+		batch.Cells = append(batch.Cells, c.x())
+	}
+	if e.Caddy == nil {
+		return []schema.Set{failed(single, e.CaddyErr), failed(batch, e.CaddyErr)}
+	}
+	runs := collector{}
+	for run := range e.Profile.Runs {
+		for _, c := range cells {
+			for _, t := range httpTargets() {
+				e.Bar.Start(fmt.Sprintf("HTTPS run %d/%d: %s, %s", run+1, e.Profile.Runs, c.x(), t.name))
+				res, err := load.Run(ctx, load.Config{
+					URL: e.Caddy.HTTPS + t.path, Body: t.body, HTTP2: c.h2, Conns: c.conns, Insecure: true,
+					Duration: e.Profile.HTTPTime, Warmup: e.Profile.HTTPWarmup,
+					ExpectBody: t.expect, ExpectContentType: "application/json", CallsPerRequest: t.calls,
+				})
+				e.Bar.Done(1)
+				if err == nil && res.Errors > 0 {
+					err = fmt.Errorf("%s %s: %d errors, first: %s", c.x(), t.name, res.Errors, res.FirstError)
+				}
+				if err != nil {
+					return []schema.Set{failed(single, err), failed(batch, err)}
+				}
+				runs.add(t.name, "rpc_per_s", c.x(), res.CallsPerSec)
+				runs.add(t.name, "p99_ms", c.x(), res.Latency.P99)
+			}
+		}
+	}
+	runs.fill(&single)
+	runs.fill(&batch)
+	single.Compare("ours", "respond")
+	batch.Compare("ours_batch100", "ours")
+	return []schema.Set{single, batch}
+}

@@ -1,0 +1,76 @@
+package sets
+
+// profile.go holds the durations and counts of a run.
+
+import (
+	"fmt"
+	"time"
+)
+
+// Profile sets how long and how often every cell is measured.
+type Profile struct {
+	// Name is "full" or "quick".
+	Name string
+	// Runs is the number of timed runs of each cell (broadcast has its own).
+	Runs int
+
+	// InProcessWarmup and InProcessTime are each in-process cell's warm-up
+	// and the length of each timed run.
+	InProcessWarmup, InProcessTime time.Duration
+	// HTTPWarmup and HTTPTime are each HTTP run's warm-up (on its own
+	// connections) and timed length; HTTPConns the client connection counts.
+	HTTPWarmup, HTTPTime time.Duration
+	HTTPConns            []int
+	// WSWarmup and WSWindow are each pipelined cell's warm-up and the
+	// length of each timed window; WSConns and WSDepths its cells.
+	WSWarmup, WSWindow time.Duration
+	WSConns, WSDepths  []int
+	// BroadcastSizes are the subscriber counts; BroadcastWarmup and
+	// BroadcastRuns the messages published before and while timing.
+	BroadcastSizes                 []int
+	BroadcastWarmup, BroadcastRuns int
+	// IdleConns is the number of idle connections of the memory set, and
+	// IdleSettle how long they sit before the server's memory is read.
+	IdleConns  int
+	IdleSettle time.Duration
+}
+
+// Full is the profile of the committed results: every cell warmed up, then
+// timed 5 times (the issue asks for at least 3), in about 7 minutes on the
+// project's 2-core machine.
+func Full() Profile {
+	return Profile{
+		Name: "full", Runs: 5,
+		InProcessWarmup: 100 * time.Millisecond, InProcessTime: 250 * time.Millisecond,
+		HTTPWarmup: 250 * time.Millisecond, HTTPTime: 1500 * time.Millisecond, HTTPConns: []int{1, 16, 64},
+		WSWarmup: 300 * time.Millisecond, WSWindow: time.Second, WSConns: []int{1, 4}, WSDepths: []int{1, 16, 256},
+		BroadcastSizes: []int{100, 1000, 5000}, BroadcastWarmup: 3, BroadcastRuns: 15,
+		IdleConns: 10000, IdleSettle: time.Second,
+	}
+}
+
+// Quick runs every cell once, briefly: it proves the harness works end to
+// end and says nothing of speed.
+func Quick() Profile {
+	return Profile{
+		Name: "quick", Runs: 1,
+		InProcessWarmup: 2 * time.Millisecond, InProcessTime: 10 * time.Millisecond,
+		HTTPWarmup: 30 * time.Millisecond, HTTPTime: 100 * time.Millisecond, HTTPConns: []int{1, 16, 64},
+		WSWarmup: 30 * time.Millisecond, WSWindow: 100 * time.Millisecond, WSConns: []int{1, 4}, WSDepths: []int{1, 16, 256},
+		BroadcastSizes: []int{100, 1000, 5000}, BroadcastWarmup: 1, BroadcastRuns: 1,
+		IdleConns: 1000, IdleSettle: 200 * time.Millisecond,
+	}
+}
+
+// Settings lists the profile for the document's harness section.
+func (p Profile) Settings() map[string]string {
+	return map[string]string{
+		"profile":             p.Name,
+		"timed_runs_per_cell": fmt.Sprint(p.Runs),
+		"inprocess":           fmt.Sprintf("%v warm-up, then %d runs of %v", p.InProcessWarmup, p.Runs, p.InProcessTime),
+		"http":                fmt.Sprintf("%d runs of %v, each after %v of warm-up on its own connections; connections %v", p.Runs, p.HTTPTime, p.HTTPWarmup, p.HTTPConns),
+		"websocket_pipelined": fmt.Sprintf("%v warm-up, then %d windows of %v on the same connections; connections %v, in flight %v", p.WSWarmup, p.Runs, p.WSWindow, p.WSConns, p.WSDepths),
+		"websocket_broadcast": fmt.Sprintf("subscribers %v; %d messages of warm-up, then %d timed", p.BroadcastSizes, p.BroadcastWarmup, p.BroadcastRuns),
+		"websocket_memory":    fmt.Sprintf("%d idle connections, memory read after %v; %d runs, each on a freshly started server", p.IdleConns, p.IdleSettle, p.Runs),
+	}
+}

@@ -1,0 +1,177 @@
+package sets
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
+)
+
+// figures fills set s: every series a point per cell, its value from f.
+func figures(s *schema.Set, f func(name, metric, x string) float64) {
+	c := collector{}
+	for _, r := range s.Series {
+		for _, x := range s.Cells {
+			v := f(r.Name, r.Metric, x)
+			c.add(r.Name, r.Metric, x, v)
+			c.add(r.Name, r.Metric, x, v)
+			c.add(r.Name, r.Metric, x, v)
+		}
+	}
+	c.fill(s)
+}
+
+// measuredDoc is a document whose sets hold made-up figures.
+func measuredDoc(p Profile) *schema.Doc {
+	in := schema.Set{ID: "inprocess", Status: schema.Measured, Metric: schema.Metric{Name: "ns_per_call", Better: schema.Lower}}
+	for _, c := range inCases() {
+		in.Cells = append(in.Cells, c.x)
+	}
+	for _, name := range []string{"ours", "geth", "goccy"} {
+		for _, m := range []string{"ns_per_call", "allocs_per_call"} {
+			in.Series = append(in.Series, series(name, name, schema.Ours, m, m))
+		}
+	}
+	figures(&in, func(name, metric, x string) float64 {
+		switch {
+		case metric == "allocs_per_call" && x == "StringMe":
+			return 1
+		case metric == "allocs_per_call":
+			return 0
+		case name == "geth":
+			return 15000
+		case name == "goccy":
+			return 500
+		case x == "five cycled, 2 goroutines":
+			return 70
+		}
+		return 120
+	})
+	in.Compare("ours", "geth")
+	in.Compare("ours", "goccy")
+
+	pipe := schema.Set{ID: "ws_pipelined", Status: schema.Measured, Metric: schema.Metric{Name: "rpc_per_s", Better: schema.Higher},
+		Series: []schema.Series{series("ours", "ours", schema.Ours, "rpc_per_s", "")}}
+	for _, c := range pipeCells(p) {
+		pipe.Cells = append(pipe.Cells, c.x())
+	}
+	figures(&pipe, func(_, _, x string) float64 {
+		if x == (pipeCell{4, 256}).x() {
+			return 600000
+		}
+		return 300000
+	})
+	return &schema.Doc{Sets: []schema.Set{in, pipe}}
+}
+
+func TestGoalsReadTheirCells(t *testing.T) {
+	p := Full()
+	goals := map[string]schema.Goal{}
+	for _, g := range Goals(measuredDoc(p), p) {
+		goals[g.ID] = g
+	}
+	for id, want := range map[string]struct {
+		measured float64
+		met      bool
+	}{
+		"inprocess_vs_geth":        {125, true},
+		"inprocess_vs_goccy":       {4.17, false},
+		"inprocess_ns":             {120, true},
+		"inprocess_allocs_numeric": {0, true},
+		"inprocess_allocs_string":  {1, true},
+		"inprocess_batch":          {1, true},
+		"inprocess_parallel":       {1.71, false},
+		"ws_rpc":                   {600000, true},
+		"http_vs_respond":          {0, false},
+	} {
+		g, ok := goals[id]
+		if !ok || g.Measured != want.measured || g.Met != want.met {
+			t.Errorf("%s: %+v, want %v met=%v", id, g, want.measured, want.met)
+		}
+	}
+	if g := goals["http_vs_respond"]; g.Detail != "not measured" {
+		t.Errorf("a goal of a missing set: %+v", g)
+	}
+	if g := goals["ws_rpc"]; !strings.Contains(g.Detail, "300k with 1 connection, 600k with 4") {
+		t.Errorf("ws_rpc detail %q", g.Detail)
+	}
+}
+
+func TestGoalsNameCellsTheSetsMake(t *testing.T) {
+	p := Quick()
+	cells := map[string][]string{"ws_pipelined": nil, "http": nil, "ws_broadcast": nil}
+	for _, c := range pipeCells(p) {
+		cells["ws_pipelined"] = append(cells["ws_pipelined"], c.x())
+	}
+	for _, c := range httpCells(p) {
+		cells["http"] = append(cells["http"], c.x())
+	}
+	for _, n := range p.BroadcastSizes {
+		cells["ws_broadcast"] = append(cells["ws_broadcast"], broadcastX(n))
+	}
+	for _, want := range []struct{ set, x string }{
+		{"ws_pipelined", "1 conn × 256 in flight"}, {"ws_pipelined", "4 conns × 256 in flight"},
+		{"http", "HTTP/1.1, 64 conns"}, {"http", "HTTP/2, 64 conns"}, {"ws_broadcast", "1,000 subscribers"},
+	} {
+		found := false
+		for _, x := range cells[want.set] {
+			found = found || x == want.x
+		}
+		if !found {
+			t.Errorf("%s has no cell %q: %v", want.set, want.x, cells[want.set])
+		}
+	}
+	for _, c := range inCases() {
+		if c.x == "five cycled" {
+			return
+		}
+	}
+	t.Error("no five cycled case")
+}
+
+func TestBrowserFoldsASetAndKeepsAnythingElse(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "browser.json")
+	if s := Browser(file); s.Status != schema.NotMeasured || !strings.Contains(s.Note, "does not exist") {
+		t.Errorf("missing file: %+v", s)
+	}
+	set := `{"id":"x","title":"Browser","status":"measured","harness":"chromium","metric":{"name":"us","unit":"µs","better":"lower"},
+	"x_label":"path","cells":["bytes"],"series":[{"name":"ours","label":"ours","role":"ours","metric":"us","unit":"µs",
+	"points":[{"x":"bytes","median":2,"low":2,"high":2,"runs":[2]}]}]}`
+	for _, content := range []string{set, `{"sets":[` + set + `]}`} {
+		os.WriteFile(file, []byte(content), 0o644)
+		s := Browser(file)
+		if s.ID != "browser" || s.Group != "browser" || s.Status != schema.Measured || len(s.Series) != 1 {
+			t.Errorf("%s: %+v", content[:10], s)
+		}
+	}
+	os.WriteFile(file, []byte(`{"rows":[{"path":"bytes","us":2}]}`), 0o644)
+	if s := Browser(file); s.Status != schema.NotMeasured || s.Source == nil {
+		t.Errorf("another shape: %+v", s)
+	}
+}
+
+func TestStepsCountEveryCell(t *testing.T) {
+	p := Quick()
+	if got, want := InProcessSteps(p), len(inprocess.All())*9*2; got != want {
+		t.Errorf("in process: %d steps, want %d", got, want)
+	}
+	if got := HTTPSteps(p); got != 2*3*3 {
+		t.Errorf("http: %d steps", got)
+	}
+	if got := PipelinedSteps(p) + BroadcastSteps(p) + MemorySteps(p); got != 12+9+2 {
+		t.Errorf("websocket: %d steps", got)
+	}
+	if s := Full().Settings(); s["profile"] != "full" || s["timed_runs_per_cell"] != "5" {
+		t.Errorf("%v", s)
+	}
+}
+
+func TestPluralAndThousands(t *testing.T) {
+	if got := plural(1, "conn", "conns") + "; " + plural(10000, "conn", "conns"); got != "1 conn; 10,000 conns" {
+		t.Error(got)
+	}
+}

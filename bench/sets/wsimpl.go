@@ -1,0 +1,121 @@
+package sets
+
+// wsimpl.go decides what serves each WebSocket implementation: ours is
+// bin/caddy when its jsonrpc answers the upgrade, otherwise wsconn in a
+// child process; go-ethereum always runs in a child process.
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/caddyproc"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsserve"
+)
+
+// wsServer is a running WebSocket server.
+type wsServer struct {
+	url  string
+	pid  int
+	rss  func() (int64, error)
+	stop func()
+}
+
+// wsImpl is one WebSocket implementation under test.
+type wsImpl struct {
+	name, label, role string
+	rename            func(string) string
+	// start starts a fresh server of its own.
+	start func(ctx context.Context) (*wsServer, error)
+}
+
+// requests returns the five requests as impl names them, and the answers.
+func (w wsImpl) requests() ([][]byte, wsload.Expect) {
+	expect := wsload.Expect{}
+	for i, c := range inprocess.Workload {
+		expect[int64(i+1)] = c.Result
+	}
+	return inprocess.Requests(w.rename), expect
+}
+
+// WebSocket holds the servers the WebSocket sets share.
+type WebSocket struct {
+	impls   []wsImpl
+	fanout  wsImpl // the broadcast set's bare fan-out, no JSON-RPC
+	shared  map[string]*wsServer
+	harness string
+}
+
+// NewWebSocket decides what serves ours (the Caddy of e, when it answers
+// the upgrade) and starts the servers the pipelined and broadcast sets
+// share. Close stops them.
+func NewWebSocket(ctx context.Context, e *Env) (*WebSocket, error) {
+	ws := &WebSocket{shared: map[string]*wsServer{}}
+	child := func(impl string) func(context.Context) (*wsServer, error) {
+		return func(ctx context.Context) (*wsServer, error) {
+			s, err := wsserve.Start(ctx, impl)
+			if err != nil {
+				return nil, err
+			}
+			return &wsServer{url: s.URL, pid: s.Proc.PID(), rss: s.Proc.RSS, stop: s.Stop}, nil
+		}
+	}
+	ours := wsImpl{name: "ours", role: schema.Ours}
+	var caddyErr error
+	if e.Caddy == nil {
+		caddyErr = e.CaddyErr
+	} else {
+		caddyErr = e.Caddy.ServesWebSocket(ctx)
+	}
+	if caddyErr == nil {
+		ours.label = "ours (jsonrpc in Caddy)"
+		ours.start = func(ctx context.Context) (*wsServer, error) {
+			c, err := caddyproc.Start(ctx, e.CaddyBin, e.CaddyConfig)
+			if err != nil {
+				return nil, err
+			}
+			return &wsServer{url: c.WS, pid: c.Proc.PID(), rss: c.Proc.RSS, stop: c.Stop}, nil
+		}
+		ws.shared["ours"] = &wsServer{url: e.Caddy.WS, pid: e.Caddy.Proc.PID(), rss: e.Caddy.Proc.RSS, stop: func() {}}
+		ws.harness = "ours: bin/caddy's jsonrpc handler with Caddyfile.bench, over ws:// on its cleartext loopback site"
+	} else {
+		ours.label = "ours (wsconn + rpccore)"
+		ours.start = child("ours")
+		ws.harness = "ours: package wsconn serving rpccore with the demo service (the code behind the jsonrpc " +
+			"handler's WebSocket upgrade) in a child process of the harness, over ws:// on loopback, because bin/caddy " +
+			"did not answer the upgrade (" + caddyErr.Error() + ")"
+	}
+	geth := wsImpl{name: "geth", label: "go-ethereum rpc", role: schema.Peer, rename: inprocess.GethRename, start: child("geth")}
+	ws.harness += "; go-ethereum: rpc.Server.WebsocketHandler in a child process, over ws:// on loopback. " +
+		"The client is bench's own lean WebSocket client in the harness process, sharing the machine"
+	ws.impls = []wsImpl{ours, geth}
+	ws.fanout = wsImpl{name: "fanout", role: schema.Ceiling, start: child("fanout"),
+		label: "bare fan-out: one pre-encoded notification written to each connection in turn, no JSON-RPC"}
+	for _, impl := range append(ws.impls, ws.fanout) {
+		if ws.shared[impl.name] != nil {
+			continue
+		}
+		s, err := impl.start(ctx)
+		if err != nil {
+			ws.Close()
+			return nil, fmt.Errorf("websocket: starting %s: %w", impl.name, err)
+		}
+		ws.shared[impl.name] = s
+	}
+	return ws, nil
+}
+
+// Close stops the shared servers.
+func (ws *WebSocket) Close() {
+	for _, s := range ws.shared {
+		s.stop()
+	}
+}
+
+// callRequest is a single call of the given id as impl names it.
+func callRequest(method, params string, id int) []byte {
+	return []byte(`{"jsonrpc":"2.0","method":"` + method + `","params":` + params + `,"id":` + strconv.Itoa(id) + `}`)
+}

@@ -1,0 +1,73 @@
+package sets
+
+// wspipe.go measures pipelined calls over WebSocket.
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
+)
+
+// pipeCell is one connection count and depth.
+type pipeCell struct{ conns, depth int }
+
+// x names the cell.
+func (c pipeCell) x() string {
+	return fmt.Sprintf("%s × %d in flight", plural(c.conns, "conn", "conns"), c.depth)
+}
+
+// pipeCells are every connection count by every depth.
+func pipeCells(p Profile) []pipeCell {
+	var cells []pipeCell
+	for _, n := range p.WSConns {
+		for _, d := range p.WSDepths {
+			cells = append(cells, pipeCell{n, d})
+		}
+	}
+	return cells
+}
+
+// PipelinedSteps is the number of progress steps Pipelined takes.
+func PipelinedSteps(p Profile) int { return len(pipeCells(p)) * 2 }
+
+// Pipelined measures the five requests cycled over WebSocket with a fixed
+// number of calls in flight on each connection, ours then the peer on
+// each cell.
+func (ws *WebSocket) Pipelined(ctx context.Context, e *Env) schema.Set {
+	s := schema.Set{
+		ID: "ws_pipelined", Group: "websocket", Status: schema.Measured,
+		Title:   "WebSocket: pipelined calls per second, the five requests cycled",
+		Harness: ws.harness,
+		Note: "each connection keeps its number of calls in flight: a call is written as soon as an answer comes " +
+			"back, and the calls written together go out in one network write; every answer is checked",
+		Metric: schema.Metric{Name: "rpc_per_s", Unit: "calls per second", Better: schema.Higher, Log: true},
+		XLabel: "connections × calls in flight on each",
+	}
+	for _, impl := range ws.impls {
+		s.Series = append(s.Series, series(impl.name, impl.label, impl.role, "rpc_per_s", "calls per second"))
+	}
+	runs := collector{}
+	for _, c := range pipeCells(e.Profile) {
+		s.Cells = append(s.Cells, c.x())
+		for _, impl := range ws.impls {
+			e.Bar.Start(fmt.Sprintf("WebSocket pipelined: %s, %s", c.x(), impl.name))
+			reqs, expect := impl.requests()
+			rates, err := wsload.Pipeline(ctx, wsload.PipelineConfig{
+				URL: ws.shared[impl.name].url, Conns: c.conns, Depth: c.depth, Requests: reqs, Expect: expect,
+				Warmup: e.Profile.WSWarmup, Window: e.Profile.WSWindow, Windows: e.Profile.Runs,
+			})
+			e.Bar.Done(1)
+			if err != nil {
+				return failed(s, fmt.Errorf("%s, %s: %w", c.x(), impl.name, err))
+			}
+			for _, r := range rates {
+				runs.add(impl.name, "rpc_per_s", c.x(), r)
+			}
+		}
+	}
+	runs.fill(&s)
+	s.Compare("ours", "geth")
+	return s
+}

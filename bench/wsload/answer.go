@@ -1,0 +1,70 @@
+package wsload
+
+// answer.go checks answers without decoding them into values: fast enough
+// to check every one at hundreds of thousands a second, and indifferent to
+// the order of members (go-ethereum writes the id before the result).
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+)
+
+// Expect maps request ids to the encoded result their answers must carry.
+type Expect map[int64]string
+
+// Check fails unless answer is a JSON-RPC 2.0 success whose id is one of
+// e's and whose result is that id's (the same bytes, or the same number).
+func (e Expect) Check(answer []byte) error {
+	if !bytes.Contains(answer, []byte(`"jsonrpc":"2.0"`)) {
+		return fmt.Errorf("not a JSON-RPC 2.0 answer: %.200s", answer)
+	}
+	id, ok := member(answer, `"id":`)
+	if !ok {
+		return fmt.Errorf("no id: %.200s", answer)
+	}
+	n, err := strconv.ParseInt(string(id), 10, 64)
+	want, known := e[n]
+	if err != nil || !known {
+		return fmt.Errorf("unexpected id %s: %.200s", id, answer)
+	}
+	got, ok := member(answer, `"result":`)
+	if !ok {
+		return fmt.Errorf("no result: %.200s", answer)
+	}
+	if string(got) == want {
+		return nil
+	}
+	g, err1 := strconv.ParseFloat(string(got), 64)
+	w, err2 := strconv.ParseFloat(want, 64)
+	if err1 != nil || err2 != nil || g != w {
+		return fmt.Errorf("id %d: result %s, want %s", n, got, want)
+	}
+	return nil
+}
+
+// member returns the scalar value that follows key in doc: a string with
+// its quotes, or the bytes up to the next comma or closing brace.
+func member(doc []byte, key string) ([]byte, bool) {
+	i := bytes.Index(doc, []byte(key))
+	if i < 0 {
+		return nil, false
+	}
+	v := doc[i+len(key):]
+	if len(v) > 0 && v[0] == '"' {
+		for j := 1; j < len(v); j++ {
+			switch v[j] {
+			case '\\':
+				j++
+			case '"':
+				return v[:j+1], true
+			}
+		}
+		return nil, false
+	}
+	end := bytes.IndexAny(v, ",}")
+	if end <= 0 {
+		return nil, false
+	}
+	return v[:end], true
+}

@@ -1,0 +1,134 @@
+package wsload
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/load"
+)
+
+// echoServer echoes every message, after a ping, split into two frames
+// when it is long.
+func echoServer(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		c.SetReadLimit(1 << 20)
+		ctx := context.Background()
+		for {
+			_, msg, err := c.Read(ctx)
+			if err != nil {
+				return
+			}
+			if len(msg) > 10 {
+				wr, err := c.Writer(ctx, websocket.MessageText)
+				if err != nil {
+					return
+				}
+				wr.Write(msg[:5])
+				wr.Write(msg[5:])
+				if wr.Close() != nil {
+					return
+				}
+				continue
+			}
+			if c.Write(ctx, websocket.MessageText, msg) != nil {
+				return
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return "ws" + strings.TrimPrefix(srv.URL, "http")
+}
+
+func TestConnRoundTripsMessagesOfEverySize(t *testing.T) {
+	c, err := Dial(context.Background(), echoServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, n := range []int{0, 1, 9, 125, 126, 65535, 65536, 200000} {
+		msg := []byte(strings.Repeat("abcdefghij", n/10+1)[:n])
+		if err := c.Send(msg); err != nil {
+			t.Fatal(err)
+		}
+		got, err := c.ReadMessage(nil)
+		if err != nil || string(got) != string(msg) {
+			t.Fatalf("%d bytes: got %d bytes, %v", n, len(got), err)
+		}
+	}
+}
+
+func TestDialRefusesTargetsOffThisMachine(t *testing.T) {
+	for _, target := range []string{"ws://example.com/rpc", "wss://10.0.0.1/", "http://127.0.0.1/"} {
+		if _, err := Dial(context.Background(), target); err == nil {
+			t.Errorf("%s: dialled", target)
+		}
+	}
+	if _, err := Dial(context.Background(), "ws://8.8.8.8/"); !errors.Is(err, load.ErrNotLoopback) {
+		t.Errorf("8.8.8.8: %v", err)
+	}
+}
+
+func TestDialFailsWithoutAnUpgrade(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")); err == nil || !strings.Contains(err.Error(), "404") {
+		t.Fatalf("%v", err)
+	}
+}
+
+func TestMaskIsItsOwnInverse(t *testing.T) {
+	key := []byte{1, 2, 3, 250}
+	for n := range 20 {
+		p := []byte(strings.Repeat("x", n))
+		mask(p, key)
+		for i := range p {
+			if p[i] != 'x'^key[i%4] {
+				t.Fatalf("%d bytes: byte %d", n, i)
+			}
+		}
+		mask(p, key)
+		if string(p) != strings.Repeat("x", n) {
+			t.Fatalf("%d bytes: %q", n, p)
+		}
+	}
+}
+
+func TestExpectChecksIdAndResultInAnyOrder(t *testing.T) {
+	e := Expect{1: "3", 5: `"Foo"`, 3: "1.23"}
+	for _, ok := range []string{
+		`{"jsonrpc":"2.0","result":3,"id":1}`,
+		`{"jsonrpc":"2.0","id":1,"result":3.0}`,
+		`{"jsonrpc":"2.0","id":5,"result":"Foo"}`,
+		`{"jsonrpc":"2.0","result":1.23,"id":3}`,
+	} {
+		if err := e.Check([]byte(ok)); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{
+		`{"jsonrpc":"2.0","result":4,"id":1}`,
+		`{"jsonrpc":"2.0","result":3,"id":2}`,
+		`{"jsonrpc":"2.0","error":{"code":-32601,"message":"x"},"id":1}`,
+		`{"result":3,"id":1}`,
+		`{"jsonrpc":"2.0","result":"Fo","id":5}`,
+	} {
+		if e.Check([]byte(bad)) == nil {
+			t.Errorf("%s accepted", bad)
+		}
+	}
+}

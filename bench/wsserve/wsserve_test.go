@@ -1,0 +1,109 @@
+package wsserve
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
+)
+
+// serve runs impl in this process and returns its URL.
+func serve(t *testing.T, impl string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	r, w := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, impl, w) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	})
+	line, err := bufio.NewReader(r).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, r)
+	return strings.TrimSpace(line)
+}
+
+// workload returns the five requests as impl names them, and their answers.
+func workload(impl string) ([][]byte, wsload.Expect) {
+	var rename func(string) string
+	if impl == "geth" {
+		rename = inprocess.GethRename
+	}
+	expect := wsload.Expect{}
+	for i, c := range inprocess.Workload {
+		expect[int64(i+1)] = c.Result
+	}
+	return inprocess.Requests(rename), expect
+}
+
+func TestEveryServerAnswersPipelinedCalls(t *testing.T) {
+	for _, impl := range []string{"ours", "geth"} {
+		t.Run(impl, func(t *testing.T) {
+			reqs, expect := workload(impl)
+			rates, err := wsload.Pipeline(context.Background(), wsload.PipelineConfig{
+				URL: serve(t, impl), Conns: 2, Depth: 16, Requests: reqs, Expect: expect,
+				Warmup: 10 * time.Millisecond, Window: 20 * time.Millisecond, Windows: 2,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rates) != 2 || rates[0] <= 0 || rates[1] <= 0 {
+				t.Fatalf("rates %v", rates)
+			}
+		})
+	}
+}
+
+func TestEveryServerBroadcastsToEverySubscriber(t *testing.T) {
+	for _, impl := range Impls {
+		t.Run(impl, func(t *testing.T) {
+			times, err := wsload.Broadcast(context.Background(), wsload.BroadcastConfig{
+				URL: serve(t, impl), Subscribers: 20, Warmup: 1, Runs: 3, Timeout: 10 * time.Second,
+				Subscribe:    []byte(`{"jsonrpc":"2.0","method":"demo_subscribe","params":["chat"],"id":1}`),
+				Notification: "demo_subscription",
+				Publish: func(id int, text string) []byte {
+					return []byte(`{"jsonrpc":"2.0","method":"demo_publish","params":["chat",` + strconv.Quote(text) + `],"id":` + strconv.Itoa(id) + `}`)
+				},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(times) != 3 || times[0] <= 0 {
+				t.Fatalf("times %v", times)
+			}
+		})
+	}
+}
+
+func TestEveryServerHoldsIdleConnections(t *testing.T) {
+	for _, impl := range []string{"ours", "geth"} {
+		t.Run(impl, func(t *testing.T) {
+			reqs, expect := workload(impl)
+			conns, err := wsload.OpenIdle(context.Background(), serve(t, impl), 30, 8, reqs[0], expect)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(conns) != 30 {
+				t.Fatalf("%d connections", len(conns))
+			}
+			wsload.CloseAll(conns)
+		})
+	}
+}
+
+func TestServeRefusesAnUnknownServer(t *testing.T) {
+	if err := Serve(context.Background(), "nginx", io.Discard); err == nil {
+		t.Fatal("no error")
+	}
+}
