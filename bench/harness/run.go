@@ -75,18 +75,18 @@ func Run(ctx context.Context, o Options) (*schema.Doc, error) {
 	}
 	doc.Versions = describeVersions(o.Repo, o.Caddy)
 
-	steps := 0
+	work := 0
 	p := o.Profile
 	if has("inprocess") {
-		steps += sets.InProcessSteps(p)
+		work += sets.InProcessWork(p)
 	}
 	if has("http") {
-		steps += sets.HTTPSteps(p)
+		work += sets.HTTPWork(p)
 	}
 	if has("websocket") {
-		steps += sets.PipelinedSteps(p) + sets.BroadcastSteps(p) + sets.MemorySteps(p)
+		work += sets.PipelinedWork(p) + sets.BroadcastWork(p) + sets.MemoryWork(p)
 	}
-	env := &sets.Env{Profile: p, Bar: progress.New(os.Stderr, steps), CaddyBin: o.Caddy,
+	env := &sets.Env{Profile: p, Bar: progress.New(os.Stderr, work), CaddyBin: o.Caddy,
 		CaddyConfig: filepath.Join(o.Repo, "bench", "Caddyfile.bench")}
 
 	if has("inprocess") {

@@ -1,6 +1,8 @@
 // Package progress draws the harness's progress on stderr: a bar redrawn in
 // place on a terminal, one line per step otherwise (a log or a pipe), with
-// the time spent and an estimate of the time left.
+// the time spent and an estimate of the time left. Work is counted in units
+// the caller chooses (the harness uses its estimate of each step's
+// milliseconds), so that long steps weigh more than short ones.
 package progress
 
 import (
@@ -12,7 +14,7 @@ import (
 	"time"
 )
 
-// Bar counts steps out of a total known in advance.
+// Bar counts units of work out of a total known in advance.
 type Bar struct {
 	mu    sync.Mutex
 	w     io.Writer
@@ -24,7 +26,7 @@ type Bar struct {
 	now   func() time.Time
 }
 
-// New returns a bar of total steps writing to w, redrawn in place when w
+// New returns a bar of total units writing to w, redrawn in place when w
 // is a terminal.
 func New(w io.Writer, total int) *Bar {
 	return &Bar{w: w, tty: isTerminal(w), total: max(total, 1), start: time.Now(), now: time.Now}
@@ -38,7 +40,7 @@ func (b *Bar) Start(label string) {
 	b.draw()
 }
 
-// Done counts n steps done.
+// Done counts n units of work done.
 func (b *Bar) Done(n int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -81,9 +83,9 @@ func (b *Bar) draw() {
 	if b.done > 0 {
 		left = "~" + clock(time.Duration(float64(elapsed)*float64(b.total-b.done)/float64(b.done)))
 	}
-	line := fmt.Sprintf("[%s%s] %3d%% %d/%d  %s elapsed, %s left  %s",
+	line := fmt.Sprintf("[%s%s] %3d%%  %s elapsed, %s left  %s",
 		strings.Repeat("#", filled), strings.Repeat(".", width-filled),
-		100*b.done/b.total, b.done, b.total, clock(elapsed), left, b.label)
+		100*b.done/b.total, clock(elapsed), left, b.label)
 	if b.tty {
 		fmt.Fprint(b.w, "\r\033[K"+line)
 		return

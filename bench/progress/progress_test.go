@@ -20,13 +20,13 @@ func TestBarPrintsOneLinePerStepOffATerminal(t *testing.T) {
 	if len(lines) != 4 || strings.Contains(out.String(), "\r") {
 		t.Fatalf("%q", out.String())
 	}
-	if !strings.Contains(lines[0], "0/4") || !strings.Contains(lines[0], "? left  one") {
+	if !strings.Contains(lines[0], "  0%") || !strings.Contains(lines[0], "? left  one") {
 		t.Errorf("first line %q", lines[0])
 	}
-	if !strings.Contains(lines[1], "[#######.......................]  25% 1/4  0:10 elapsed, ~0:30 left  two") {
+	if !strings.Contains(lines[1], "[#######.......................]  25%  0:10 elapsed, ~0:30 left  two") {
 		t.Errorf("second line %q", lines[1])
 	}
-	if lines[2] != "a note" || !strings.Contains(lines[3], "4/4") {
+	if lines[2] != "a note" || !strings.Contains(lines[3], "100%") {
 		t.Errorf("lines %q", lines)
 	}
 }

@@ -16,8 +16,20 @@ import (
 // broadcastX names the cell of n subscribers.
 func broadcastX(n int) string { return plural(n, "subscriber", "subscribers") }
 
-// BroadcastSteps is the number of progress steps Broadcast takes.
-func BroadcastSteps(p Profile) int { return len(p.BroadcastSizes) * 3 }
+// BroadcastWork is the work Broadcast reports, in estimated milliseconds.
+func BroadcastWork(p Profile) int {
+	w := 0
+	for _, n := range p.BroadcastSizes {
+		w += 3 * broadcastStepWork(p, n)
+	}
+	return w
+}
+
+// broadcastStepWork is the estimated milliseconds of one broadcast cell:
+// dialling and subscribing, then every message to every subscriber.
+func broadcastStepWork(p Profile, n int) int {
+	return 50 + n/5 + (p.BroadcastWarmup+p.BroadcastRuns)*n/80
+}
 
 // Broadcast subscribes n connections to the chat (demo_subscribe ["chat"])
 // for every n of the profile, then publishes messages one at a time
@@ -57,7 +69,7 @@ func (ws *WebSocket) Broadcast(ctx context.Context, e *Env) schema.Set {
 				},
 				Warmup: e.Profile.BroadcastWarmup, Runs: e.Profile.BroadcastRuns, Timeout: 30 * time.Second,
 			})
-			e.Bar.Done(1)
+			e.Bar.Done(broadcastStepWork(e.Profile, n))
 			if err != nil {
 				return failed(s, fmt.Errorf("%s, %s: %w", x, impl.name, err))
 			}

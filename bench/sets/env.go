@@ -4,6 +4,7 @@ package sets
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/caddyproc"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/progress"
@@ -14,7 +15,8 @@ import (
 type Env struct {
 	// Profile sets durations and counts.
 	Profile Profile
-	// Bar shows progress; every set counts its steps on it.
+	// Bar shows progress; every set counts its work on it, in estimated
+	// milliseconds.
 	Bar *progress.Bar
 	// CaddyBin and CaddyConfig are bin/caddy and Caddyfile.bench.
 	CaddyBin, CaddyConfig string
@@ -59,6 +61,9 @@ func (c collector) fill(s *schema.Set) {
 		}
 	}
 }
+
+// ms is d in whole milliseconds.
+func ms(d time.Duration) int { return int(d / time.Millisecond) }
 
 // thousands formats n with commas: 10,000.
 func thousands(n int) string {

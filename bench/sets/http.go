@@ -68,8 +68,13 @@ func httpCells(p Profile) []httpCell {
 	return cells
 }
 
-// HTTPSteps is the number of progress steps HTTP takes.
-func HTTPSteps(p Profile) int { return len(httpCells(p)) * len(httpTargets()) * p.Runs }
+// HTTPWork is the work HTTP reports, in estimated milliseconds.
+func HTTPWork(p Profile) int {
+	return len(httpCells(p)) * len(httpTargets()) * p.Runs * httpStepWork(p)
+}
+
+// httpStepWork is the estimated milliseconds of one HTTP run.
+func httpStepWork(p Profile) int { return ms(p.HTTPWarmup) + ms(p.HTTPTime) + 50 }
 
 // HTTP measures, on the Caddy of e, respond, one call per POST and a batch
 // of 100 per POST, for each protocol and connection count, Runs times in
@@ -123,7 +128,7 @@ func HTTP(ctx context.Context, e *Env) []schema.Set {
 					Duration: e.Profile.HTTPTime, Warmup: e.Profile.HTTPWarmup,
 					ExpectBody: t.expect, ExpectContentType: "application/json", CallsPerRequest: t.calls,
 				})
-				e.Bar.Done(1)
+				e.Bar.Done(httpStepWork(e.Profile))
 				if err == nil && res.Errors > 0 {
 					err = fmt.Errorf("%s %s: %d errors, first: %s", c.x(), t.name, res.Errors, res.FirstError)
 				}

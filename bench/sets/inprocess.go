@@ -5,6 +5,7 @@ package sets
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
@@ -47,10 +48,14 @@ var inLabels = map[string]string{
 	"goccy":   "goccy/go-json dispatcher",
 }
 
-// InProcessSteps is the number of progress steps InProcess takes.
-func InProcessSteps(p Profile) int {
-	return len(inprocess.All()) * len(inCases()) * (1 + p.Runs)
+// InProcessWork is the work InProcess reports, in estimated milliseconds.
+func InProcessWork(p Profile) int {
+	cells := len(inprocess.All()) * len(inCases())
+	return cells * (inStepWork(p.InProcessWarmup) + p.Runs*inStepWork(p.InProcessTime))
 }
+
+// inStepWork is the estimated milliseconds of one in-process measurement.
+func inStepWork(d time.Duration) int { return ms(d) + 20 }
 
 // InProcess measures every implementation on every case: a warm-up pass
 // over all cells, then Runs passes, so that a busy phase of a shared machine
@@ -98,7 +103,7 @@ func InProcess(ctx context.Context, e *Env) schema.Set {
 				}
 				e.Bar.Start(fmt.Sprintf("in process, %s: %s %s", what, impl.Name, c.x))
 				cost := inprocess.Measure(impl, c.docs(impl.Rename), c.calls, c.goroutines, d)
-				e.Bar.Done(1)
+				e.Bar.Done(inStepWork(d))
 				if pass == 0 {
 					continue
 				}

@@ -14,8 +14,12 @@ import (
 // memoryX names the cell of n idle connections.
 func memoryX(n int) string { return plural(n, "idle connection", "idle connections") }
 
-// MemorySteps is the number of progress steps Memory takes.
-func MemorySteps(p Profile) int { return p.Runs * 2 }
+// MemoryWork is the work Memory reports, in estimated milliseconds.
+func MemoryWork(p Profile) int { return p.Runs * 2 * memoryStepWork(p) }
+
+// memoryStepWork is the estimated milliseconds of one memory run: starting
+// a server, opening the connections and letting them settle.
+func memoryStepWork(p Profile) int { return 400 + p.IdleConns/3 + ms(p.IdleSettle)*3/2 }
 
 // warmConns is the number of connections opened and closed on a fresh
 // server before its memory is first read.
@@ -53,7 +57,7 @@ func (ws *WebSocket) Memory(ctx context.Context, e *Env, openFiles uint64) schem
 		for _, impl := range ws.impls {
 			e.Bar.Start(fmt.Sprintf("WebSocket memory run %d/%d: %s, %s", run+1, e.Profile.Runs, x, impl.name))
 			perConn, rss, err := idleMemory(ctx, impl, n, e.Profile.IdleSettle)
-			e.Bar.Done(1)
+			e.Bar.Done(memoryStepWork(e.Profile))
 			if err != nil {
 				return failed(s, fmt.Errorf("%s, %s: %w", x, impl.name, err))
 			}

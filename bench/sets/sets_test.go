@@ -154,16 +154,14 @@ func TestBrowserFoldsASetAndKeepsAnythingElse(t *testing.T) {
 	}
 }
 
-func TestStepsCountEveryCell(t *testing.T) {
-	p := Quick()
-	if got, want := InProcessSteps(p), len(inprocess.All())*9*2; got != want {
-		t.Errorf("in process: %d steps, want %d", got, want)
+func TestWorkEstimatesTheFullRunWithinTenMinutes(t *testing.T) {
+	p := Full()
+	if got, want := InProcessWork(p), len(inprocess.All())*9*(120+5*270); got != want {
+		t.Errorf("in process: %d ms, want %d", got, want)
 	}
-	if got := HTTPSteps(p); got != 2*3*3 {
-		t.Errorf("http: %d steps", got)
-	}
-	if got := PipelinedSteps(p) + BroadcastSteps(p) + MemorySteps(p); got != 12+9+2 {
-		t.Errorf("websocket: %d steps", got)
+	total := InProcessWork(p) + HTTPWork(p) + PipelinedWork(p) + BroadcastWork(p) + MemoryWork(p)
+	if total < 4*60*1000 || total > 9*60*1000 {
+		t.Errorf("the full run is estimated at %d s", total/1000)
 	}
 	if s := Full().Settings(); s["profile"] != "full" || s["timed_runs_per_cell"] != "5" {
 		t.Errorf("%v", s)

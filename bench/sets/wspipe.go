@@ -29,8 +29,11 @@ func pipeCells(p Profile) []pipeCell {
 	return cells
 }
 
-// PipelinedSteps is the number of progress steps Pipelined takes.
-func PipelinedSteps(p Profile) int { return len(pipeCells(p)) * 2 }
+// PipelinedWork is the work Pipelined reports, in estimated milliseconds.
+func PipelinedWork(p Profile) int { return len(pipeCells(p)) * 2 * pipeStepWork(p) }
+
+// pipeStepWork is the estimated milliseconds of one pipelined cell.
+func pipeStepWork(p Profile) int { return ms(p.WSWarmup) + p.Runs*ms(p.WSWindow) + 50 }
 
 // Pipelined measures the five requests cycled over WebSocket with a fixed
 // number of calls in flight on each connection, ours then the peer on
@@ -58,7 +61,7 @@ func (ws *WebSocket) Pipelined(ctx context.Context, e *Env) schema.Set {
 				URL: ws.shared[impl.name].url, Conns: c.conns, Depth: c.depth, Requests: reqs, Expect: expect,
 				Warmup: e.Profile.WSWarmup, Window: e.Profile.WSWindow, Windows: e.Profile.Runs,
 			})
-			e.Bar.Done(1)
+			e.Bar.Done(pipeStepWork(e.Profile))
 			if err != nil {
 				return failed(s, fmt.Errorf("%s, %s: %w", c.x(), impl.name, err))
 			}
