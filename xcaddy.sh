@@ -2,9 +2,10 @@
 # xcaddy.sh builds Caddy with this module (bin/caddy) using pinned versions of
 # xcaddy and Caddy, and serves Caddyfile.example.
 #
-#   ./xcaddy.sh build   build bin/caddy
-#   ./xcaddy.sh run     build bin/caddy, then serve Caddyfile.example
-#                       (https://localhost:8443/rpc, admin on localhost:2019)
+#   ./xcaddy.sh build   build the WebAssembly host, then bin/caddy
+#   ./xcaddy.sh run     build both, then serve Caddyfile.example
+#                       (https://localhost:8443/rpc and /wasm/, admin on localhost:2019)
+#   ./xcaddy.sh wasm    build the WebAssembly host only (wasm/web/main.wasm)
 set -euo pipefail
 
 XCADDY_VERSION=v0.4.5
@@ -17,7 +18,15 @@ ZERO_VERSION=v0.0.0-00010101000000-000000000000
 
 cd "$(dirname "$0")"
 
+# build_wasm builds the WebAssembly host (wasm/) into wasm/web/, beside the
+# page that loads it, with the wasm_exec.js of the Go that built it.
+build_wasm() {
+	GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -o wasm/web/main.wasm ./wasm
+	install -m 0644 "$(go env GOROOT)/lib/wasm/wasm_exec.js" wasm/web/wasm_exec.js
+}
+
 build() {
+	build_wasm
 	mkdir -p bin
 	go run "github.com/caddyserver/xcaddy/cmd/xcaddy@${XCADDY_VERSION}" build "${CADDY_VERSION}" \
 		--with "${MODULE}@${ZERO_VERSION}=." \
@@ -32,8 +41,11 @@ run)
 	build
 	exec bin/caddy run --config Caddyfile.example --adapter caddyfile
 	;;
+wasm)
+	build_wasm
+	;;
 *)
-	echo "usage: $0 build|run" >&2
+	echo "usage: $0 build|run|wasm" >&2
 	exit 2
 	;;
 esac

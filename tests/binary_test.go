@@ -194,6 +194,7 @@ func startExample(t *testing.T) *exampleServer {
 		done:      make(chan error, 1),
 	}
 	cmd := exec.Command(bin, "run", "--config", file, "--adapter", "caddyfile")
+	cmd.Dir = ".." // the repository, as ./xcaddy.sh run: the example serves wasm/web from there
 	s.cmd = cmd
 	cmd.Env = caddyEnv(t)
 	cmd.Stdout, cmd.Stderr = s.stderr, s.stderr
