@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -27,8 +28,9 @@ type Options struct {
 	MaxMessage int64
 	// WriteTimeout bounds one flush of written messages. Default 10s.
 	WriteTimeout time.Duration
-	// PingInterval is how often Serve pings the client; a client that has
-	// not answered by the next ping is disconnected. 0 sends no pings.
+	// PingInterval is how often Serve checks that the client is alive: a
+	// client that sent nothing since the last check is pinged, and
+	// disconnected when it has not answered by the next. 0 sends no pings.
 	PingInterval time.Duration
 }
 
@@ -37,6 +39,7 @@ type Conn struct {
 	ws           *websocket.Conn
 	cork         *corkConn
 	writeTimeout time.Duration
+	reads        atomic.Uint64 // messages read, a sign of life for KeepAlive
 }
 
 // Accept upgrades the request to a WebSocket connection.
@@ -74,6 +77,7 @@ func (c *Conn) ReadMessage(_ context.Context, dst []byte) ([]byte, error) {
 		n, err := r.Read(dst[len(dst):cap(dst)])
 		dst = dst[:len(dst)+n]
 		if errors.Is(err, io.EOF) {
+			c.reads.Add(1)
 			return dst, nil
 		}
 		if err != nil {
@@ -105,16 +109,24 @@ func (c *Conn) Close(code websocket.StatusCode, reason string) error {
 // CloseNow closes the connection without a closing handshake.
 func (c *Conn) CloseNow() error { return c.ws.CloseNow() }
 
-// KeepAlive pings every interval until ctx ends, and drops the connection
-// when a pong does not come back within the interval.
+// KeepAlive checks every interval that the client is alive until ctx
+// ends: a client that sent a message since the last check is; one that did
+// not is pinged, and dropped when its pong does not come back within the
+// interval. (A client sending a lot may see its pong wait behind its own
+// messages, so messages count as pongs.)
 func (c *Conn) KeepAlive(ctx context.Context, interval time.Duration) {
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
+	seen := c.reads.Load()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-ticker.C:
+			if n := c.reads.Load(); n != seen {
+				seen = n
+				continue
+			}
 			pingCtx, cancel := context.WithTimeout(ctx, interval)
 			err := c.ws.Ping(pingCtx)
 			cancel()
@@ -124,6 +136,7 @@ func (c *Conn) KeepAlive(ctx context.Context, interval time.Duration) {
 				}
 				return
 			}
+			seen = c.reads.Load()
 		}
 	}
 }
