@@ -127,7 +127,7 @@ func build(s *schema.Set, goals []schema.Goal) (*plot.Plot, error) {
 	p.Add(bars)
 	names := make([]string, len(s.Cells))
 	for i, x := range s.Cells {
-		names[i] = wrap(x, 18)
+		names[i] = wrap(x, 16)
 	}
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.5, float64(len(s.Cells))-0.5
@@ -143,9 +143,23 @@ func subtitle(s *schema.Set) string {
 	return t
 }
 
-// wrap breaks text into lines of about n characters at spaces, and a
-// longer word at its capitals.
+// wrap breaks text into lines: after ", " and before " × ", then at
+// spaces to about n characters, and a longer word at its capitals.
 func wrap(text string, n int) string {
+	if len(text) <= n {
+		return text
+	}
+	text = strings.ReplaceAll(text, ", ", ",\n")
+	text = strings.ReplaceAll(text, " × ", " ×\n")
+	var out []string
+	for _, part := range strings.Split(text, "\n") {
+		out = append(out, wrapWords(part, n))
+	}
+	return strings.Join(out, "\n")
+}
+
+// wrapWords breaks text at spaces into lines of about n characters.
+func wrapWords(text string, n int) string {
 	var lines []string
 	line := ""
 	var words []string
@@ -166,25 +180,6 @@ func wrap(text string, n int) string {
 	return strings.Join(append(lines, line), "\n")
 }
 
-// colour returns the fill of the i-th series with the given role.
-func colour(role string, i int) color.Color {
-	switch role {
-	case schema.Ours:
-		return color.RGBA{R: 0xd9, G: 0x5f, B: 0x02, A: 0xff}
-	case schema.Ceiling:
-		return color.RGBA{R: 0x55, G: 0x55, B: 0x55, A: 0xff}
-	case schema.Baseline:
-		return color.RGBA{R: 0xf4, G: 0xb3, B: 0x7a, A: 0xff}
-	}
-	peers := []color.Color{
-		color.RGBA{R: 0x1b, G: 0x6c, B: 0xa8, A: 0xff},
-		color.RGBA{R: 0x5a, G: 0x9b, B: 0x5a, A: 0xff},
-		color.RGBA{R: 0x8e, G: 0x6c, B: 0xb0, A: 0xff},
-		color.RGBA{R: 0x9a, G: 0x9a, B: 0x9a, A: 0xff},
-	}
-	return peers[(i-1+len(peers))%len(peers)]
-}
-
 // splitCamel cuts a word longer than n before capitals, into pieces of at
 // most about n characters.
 func splitCamel(w string, n int) []string {
@@ -203,4 +198,23 @@ func splitCamel(w string, n int) []string {
 		w = w[cut:]
 	}
 	return append(out, w)
+}
+
+// colour returns the fill of the i-th series with the given role.
+func colour(role string, i int) color.Color {
+	switch role {
+	case schema.Ours:
+		return color.RGBA{R: 0xd9, G: 0x5f, B: 0x02, A: 0xff}
+	case schema.Ceiling:
+		return color.RGBA{R: 0x55, G: 0x55, B: 0x55, A: 0xff}
+	case schema.Baseline:
+		return color.RGBA{R: 0xf4, G: 0xb3, B: 0x7a, A: 0xff}
+	}
+	peers := []color.Color{
+		color.RGBA{R: 0x1b, G: 0x6c, B: 0xa8, A: 0xff},
+		color.RGBA{R: 0x5a, G: 0x9b, B: 0x5a, A: 0xff},
+		color.RGBA{R: 0x8e, G: 0x6c, B: 0xb0, A: 0xff},
+		color.RGBA{R: 0x9a, G: 0x9a, B: 0x9a, A: 0xff},
+	}
+	return peers[(i-1+len(peers))%len(peers)]
 }

@@ -92,20 +92,11 @@ func Run(ctx context.Context, o Options) (*schema.Doc, error) {
 	if has("inprocess") {
 		doc.Sets = append(doc.Sets, sets.InProcess(ctx, env))
 	}
-	if has("http") || has("websocket") {
-		env.Bar.Start("starting Caddy")
-		env.Caddy, env.CaddyErr = caddyproc.Start(ctx, o.Caddy, env.CaddyConfig)
-		if env.CaddyErr != nil {
-			env.Bar.Note("bench: Caddy did not start: %v", env.CaddyErr)
-		} else {
-			defer env.Caddy.Stop()
-		}
-	}
 	if has("http") {
-		doc.Sets = append(doc.Sets, sets.HTTP(ctx, env)...)
+		withCaddy(ctx, env, func() { doc.Sets = append(doc.Sets, sets.HTTP(ctx, env)...) })
 	}
 	if has("websocket") {
-		doc.Sets = append(doc.Sets, websocketSets(ctx, env, openFiles)...)
+		withCaddy(ctx, env, func() { doc.Sets = append(doc.Sets, websocketSets(ctx, env, openFiles)...) })
 	}
 	doc.Sets = append(doc.Sets, sets.Browser(o.Browser))
 	env.Bar.Finish()
@@ -113,6 +104,21 @@ func Run(ctx context.Context, o Options) (*schema.Doc, error) {
 	doc.Machine.LoadAfter = loadAverage()
 	doc.Harness.Seconds = float64(time.Since(start).Round(100*time.Millisecond)) / float64(time.Second)
 	return doc, nil
+}
+
+// withCaddy starts a fresh Caddy for the sets run by f, so that no group
+// measures a server another group has loaded, and stops it after.
+func withCaddy(ctx context.Context, env *sets.Env, f func()) {
+	env.Bar.Start("starting Caddy")
+	env.Caddy, env.CaddyErr = caddyproc.Start(ctx, env.CaddyBin, env.CaddyConfig)
+	if env.CaddyErr != nil {
+		env.Bar.Note("bench: Caddy did not start: %v", env.CaddyErr)
+	}
+	f()
+	if env.Caddy != nil {
+		env.Caddy.Stop()
+		env.Caddy = nil
+	}
 }
 
 // websocketSets runs the three WebSocket sets on shared servers.

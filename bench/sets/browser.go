@@ -15,9 +15,11 @@ import (
 )
 
 // Browser reads file: a set in this schema, or {"sets": [...]} holding one,
-// becomes the browser set as it is (group "browser"). A missing file is a
-// set not yet measured; a file in another shape is kept under Source, not
-// measured by this schema's rules.
+// becomes the browser set as it is (group "browser"); so do the rows the
+// WebAssembly host's benchmark writes ({"browser", "date", "mode", "rows":
+// [{"name", "us_per_call", "rpc_per_s"}]}), one cell per row. A missing file
+// is a set not yet measured; a file in another shape is kept under Source,
+// not measured by this schema's rules.
 func Browser(file string) schema.Set {
 	s := schema.Set{
 		ID: "browser", Group: "browser", Status: schema.NotMeasured,
@@ -39,6 +41,9 @@ func Browser(file string) schema.Set {
 		if got.Status == "" {
 			got.Status = schema.Measured
 		}
+		return got
+	}
+	if got, ok := decodeRows(b, s); ok {
 		return got
 	}
 	var raw any
@@ -69,4 +74,45 @@ func decodeSet(b []byte) (schema.Set, bool) {
 		return doc.Sets[0], true
 	}
 	return schema.Set{}, false
+}
+
+// browserRows is what the WebAssembly host's benchmark writes.
+type browserRows struct {
+	Date    string `json:"date"`
+	Browser string `json:"browser"`
+	Mode    string `json:"mode"`
+	Rows    []struct {
+		Name      string  `json:"name"`
+		UsPerCall float64 `json:"us_per_call"`
+		RPCPerS   float64 `json:"rpc_per_s"`
+	} `json:"rows"`
+}
+
+// decodeRows turns the benchmark's rows into the set s: µs per call drawn,
+// calls per second kept as a second metric, one run per row.
+func decodeRows(b []byte, s schema.Set) (schema.Set, bool) {
+	var r browserRows
+	if json.Unmarshal(b, &r) != nil || len(r.Rows) == 0 {
+		return s, false
+	}
+	us := series("ours", "ours (rpccore in WebAssembly)", schema.Ours, "us_per_call", "µs per call")
+	rps := series("ours", "ours (rpccore in WebAssembly)", schema.Ours, "rpc_per_s", "calls per second")
+	s.Cells = nil
+	for _, row := range r.Rows {
+		if row.Name == "" || row.UsPerCall <= 0 || row.RPCPerS <= 0 {
+			return s, false
+		}
+		s.Cells = append(s.Cells, row.Name)
+		us.Points = append(us.Points, schema.NewPoint(row.Name, []float64{row.UsPerCall}))
+		rps.Points = append(rps.Points, schema.NewPoint(row.Name, []float64{row.RPCPerS}))
+	}
+	s.Status = schema.Measured
+	s.Metric.Log = true
+	s.XLabel = "path from JavaScript to the server"
+	s.Series = []schema.Series{us, rps}
+	s.Harness = fmt.Sprintf("the WebAssembly host's benchmark page in headless %s (%s mode, %s), one run per row, "+
+		"read from bench/results/browser.json", r.Browser, r.Mode, r.Date)
+	s.Note = "rows named \"direct\" call the exported functions without syscall/js; \"Go loop\" is the server in a Go " +
+		"loop inside the page with no interop; fetch and WebSocket rows go over the network to Caddy"
+	return s, true
 }

@@ -20,8 +20,9 @@ type Env struct {
 	Bar *progress.Bar
 	// CaddyBin and CaddyConfig are bin/caddy and Caddyfile.bench.
 	CaddyBin, CaddyConfig string
-	// Caddy is the Caddy the HTTP and WebSocket sets measure, started once;
-	// nil when it could not start, with CaddyErr saying why.
+	// Caddy is the Caddy the running group of sets measures, started
+	// fresh for each group; nil when it could not start, with CaddyErr
+	// saying why.
 	Caddy    *caddyproc.Caddy
 	CaddyErr error
 }

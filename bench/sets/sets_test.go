@@ -148,6 +148,18 @@ func TestBrowserFoldsASetAndKeepsAnythingElse(t *testing.T) {
 			t.Errorf("%s: %+v", content[:10], s)
 		}
 	}
+	os.WriteFile(file, []byte(`{"browser":"Chrome/1","mode":"full","date":"d","rows":[
+		{"name":"bytes path","us_per_call":2,"rpc_per_s":500000},{"name":"Go loop","us_per_call":0.5,"rpc_per_s":2000000}]}`), 0o644)
+	s := Browser(file)
+	if s.Status != schema.Measured || len(s.Cells) != 2 || len(s.Series) != 2 || !strings.Contains(s.Harness, "Chrome/1") {
+		t.Errorf("the host's rows: %+v", s)
+	}
+	if v, ok := s.Value("ours", "Go loop"); !ok || v != 0.5 {
+		t.Errorf("Go loop: %v %v", v, ok)
+	}
+	if err := schema.Check(&schema.Doc{Sets: []schema.Set{s}}, nil, 5); err != nil && strings.Contains(err.Error(), "browser") {
+		t.Errorf("the browser set fails the check: %v", err)
+	}
 	os.WriteFile(file, []byte(`{"rows":[{"path":"bytes","us":2}]}`), 0o644)
 	if s := Browser(file); s.Status != schema.NotMeasured || s.Source == nil {
 		t.Errorf("another shape: %+v", s)

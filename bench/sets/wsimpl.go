@@ -93,7 +93,7 @@ func NewWebSocket(ctx context.Context, e *Env) (*WebSocket, error) {
 		"The client is bench's own lean WebSocket client in the harness process, sharing the machine"
 	ws.impls = []wsImpl{ours, geth}
 	ws.fanout = wsImpl{name: "fanout", role: schema.Ceiling, start: child("fanout"),
-		label: "bare fan-out: one pre-encoded notification written to each connection in turn, no JSON-RPC"}
+		label: "bare fan-out, no JSON-RPC"}
 	for _, impl := range append(ws.impls, ws.fanout) {
 		if ws.shared[impl.name] != nil {
 			continue
