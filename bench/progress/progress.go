@@ -1,5 +1,5 @@
 // Package progress draws the harness's progress on stderr: a bar redrawn in
-// place on a terminal, one line per step otherwise (a log or a pipe), with
+// place on a terminal, a line every 5% otherwise (a log or a pipe), with
 // the time spent and an estimate of the time left. Work is counted in units
 // the caller chooses (the harness uses its estimate of each step's
 // milliseconds), so that long steps weigh more than short ones.
@@ -24,20 +24,24 @@ type Bar struct {
 	start time.Time
 	label string
 	now   func() time.Time
+	shown int // the percentage of the last line drawn off a terminal; -1 for none
 }
 
 // New returns a bar of total units writing to w, redrawn in place when w
 // is a terminal.
 func New(w io.Writer, total int) *Bar {
-	return &Bar{w: w, tty: isTerminal(w), total: max(total, 1), start: time.Now(), now: time.Now}
+	return &Bar{w: w, tty: isTerminal(w), total: max(total, 1), start: time.Now(), now: time.Now, shown: -1}
 }
 
-// Start shows that the step called label is under way.
+// Start shows that the step called label is under way: at once on a
+// terminal, otherwise on a new line when 5% more work is done.
 func (b *Bar) Start(label string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.label = label
-	b.draw()
+	if pct := 100 * b.done / b.total; b.tty || b.shown < 0 || pct >= b.shown+5 {
+		b.draw()
+	}
 }
 
 // Done counts n units of work done.
@@ -90,6 +94,7 @@ func (b *Bar) draw() {
 		fmt.Fprint(b.w, "\r\033[K"+line)
 		return
 	}
+	b.shown = 100 * b.done / b.total
 	fmt.Fprintln(b.w, line)
 }
 

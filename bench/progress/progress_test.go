@@ -6,7 +6,20 @@ import (
 	"time"
 )
 
-func TestBarPrintsOneLinePerStepOffATerminal(t *testing.T) {
+func TestBarPrintsALineEveryFivePercentOffATerminal(t *testing.T) {
+	var out strings.Builder
+	b := New(&out, 100)
+	for i := range 100 {
+		b.Start("step " + string(rune('a'+i%26)))
+		b.Done(1)
+	}
+	b.Finish()
+	if n := strings.Count(out.String(), "\n"); n != 21 {
+		t.Fatalf("%d lines:\n%s", n, out.String())
+	}
+}
+
+func TestBarShowsTimeLeftAndNotes(t *testing.T) {
 	var out strings.Builder
 	b := New(&out, 4)
 	t0 := b.start
