@@ -22,6 +22,7 @@ import (
 	"syscall"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/harness"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/report"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/sets"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsserve"
@@ -96,8 +97,8 @@ func run() int {
 		}
 		fmt.Fprintln(os.Stderr, "bench/run: rewrote the performance block of README.md")
 	}
-	for _, g := range doc.Goals {
-		fmt.Fprintf(os.Stderr, "  %-8s %s: %v %s (%s)\n", map[bool]string{true: "met", false: "not met"}[g.Met], g.Text, g.Measured, g.Unit, g.Detail)
+	for _, row := range report.GoalsTable(doc, true).Rows {
+		fmt.Fprintf(os.Stderr, "  %-8s %s: %s (%s)\n", row[3], row[0], row[2], row[4])
 	}
 	if *check {
 		return checkOutput(dir, o)
