@@ -3,10 +3,12 @@ package harness
 // versions.go names the software measured.
 
 import (
+	"os"
 	"os/exec"
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/caddyproc"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
@@ -24,6 +26,9 @@ var peerModules = []string{
 // describeVersions returns Go's, Caddy's, the commit's and the peers'.
 func describeVersions(repo, caddyBin string) schema.Versions {
 	v := schema.Versions{Go: runtime.Version(), Caddy: caddyproc.Version(caddyBin), Commit: commit(repo), Modules: map[string]string{}}
+	if st, err := os.Stat(caddyBin); err == nil {
+		v.CaddyBuilt = st.ModTime().UTC().Format(time.RFC3339)
+	}
 	if info, ok := debug.ReadBuildInfo(); ok {
 		for _, dep := range info.Deps {
 			for _, m := range peerModules {

@@ -74,7 +74,7 @@ img { max-width: 100%; border: 1px solid #eee; }
 <h1>{{.Doc.Title}}</h1>
 {{with .Doc}}<p>Measured by <code>{{.Harness.Command}}</code> on {{day .Date}} ({{.Date}}):
 {{.Machine.CPU}}, {{.Machine.CPUs}} CPUs, {{.Machine.MemoryGiB}} GiB, {{.Machine.OS}}/{{.Machine.Arch}};
-{{.Versions.Go}}, Caddy {{.Versions.Caddy}}, commit {{.Versions.Commit}};
+{{.Versions.Go}}, Caddy {{.Versions.Caddy}} (bin/caddy built {{.Versions.CaddyBuilt}}), commit {{.Versions.Commit}};
 load average {{load .Machine.LoadBefore}} before the run and {{load .Machine.LoadAfter}} after; {{duration .Harness.Seconds}} in all.
 Data: <a href="benchmarks.json">benchmarks.json</a>.</p>
 {{if .Quick}}<p class="quick">A quick run: every cell timed once, briefly. These figures say nothing of speed.</p>{{end}}

@@ -22,9 +22,10 @@ const (
 func ReadmeBlock(d *schema.Doc) string {
 	var b strings.Builder
 	b.WriteString("<!-- Generated from bench/results/benchmarks.json by bench/run (or `cd bench && go run ./cmd/readmetable`); do not edit by hand. -->\n\n")
-	fmt.Fprintf(&b, "Measured by `%s` on %s: %s, %d CPUs, %s, Caddy %s, commit %s; load average %s before the run and %s after; %s in all.",
+	fmt.Fprintf(&b, "Measured by `%s` on %s: %s, %d CPUs, %s, Caddy %s (bin/caddy built %s), commit %s; load average %s before the run and %s after; %s in all.",
 		d.Harness.Command, day(d.Date), d.Machine.CPU, d.Machine.CPUs, d.Versions.Go, d.Versions.Caddy,
-		d.Versions.Commit, load(d.Machine.LoadBefore), load(d.Machine.LoadAfter), duration(d.Harness.Seconds))
+		orUnknown(d.Versions.CaddyBuilt), d.Versions.Commit, load(d.Machine.LoadBefore), load(d.Machine.LoadAfter),
+		duration(d.Harness.Seconds))
 	b.WriteString(" Charts, ranges and every run: [bench/results/index.html](bench/results/index.html);" +
 		" data: [bench/results/benchmarks.json](bench/results/benchmarks.json); how it is measured: [bench/README.md](bench/README.md).\n")
 	if d.Quick {
@@ -80,6 +81,14 @@ func CurrentBlock(readme string) (string, error) {
 		return "", errors.New("README.md has no " + EndMarker + " marker after " + StartMarker)
 	}
 	return block, nil
+}
+
+// orUnknown returns s, or "unknown" when it is empty.
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
 }
 
 // day returns the date part of an RFC 3339 time.

@@ -53,8 +53,10 @@ type Machine struct {
 type Versions struct {
 	// Go is the Go release the harness and peers were built with.
 	Go string `json:"go"`
-	// Caddy is the output of `caddy version` for the binary measured.
-	Caddy string `json:"caddy"`
+	// Caddy is the output of `caddy version` for the binary measured, and
+	// CaddyBuilt when that binary was last written (RFC 3339, UTC).
+	Caddy      string `json:"caddy"`
+	CaddyBuilt string `json:"caddy_built,omitempty"`
 	// Commit is this repository's commit, "-dirty" when files were changed.
 	Commit string `json:"commit"`
 	// Modules maps the peers' and libraries' module paths to versions.
