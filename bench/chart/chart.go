@@ -30,9 +30,21 @@ const (
 	dpi      = 110
 )
 
-// widthFor returns the width of a chart of n bars.
-func widthFor(n int) vg.Length {
-	return min(max(3.5*vg.Inch+vg.Length(n)*0.3*vg.Inch, minWidth), maxWidth)
+// widthFor returns the width of the chart of s: room for its bars and
+// its cells' labels.
+func widthFor(s *schema.Set) vg.Length {
+	need := max(vg.Length(len(s.Cells)*len(s.Main()))*0.3*vg.Inch, vg.Length(len(s.Cells))*0.9*vg.Inch)
+	return min(max(3.5*vg.Inch+need, minWidth), maxWidth)
+}
+
+// labelChars is about how many characters of a cell's label fit on one
+// line under its group of bars, or 0 when the labels must be slanted.
+func labelChars(s *schema.Set) int {
+	cell := (widthFor(s) - vg.Inch) / vg.Length(len(s.Cells))
+	if cell < vg.Inch {
+		return 0
+	}
+	return max(15, int(cell/vg.Inch*110/6*0.6))
 }
 
 // PNG draws s, with the goals that are thresholds on its main metric as
@@ -43,7 +55,7 @@ func PNG(s *schema.Set, goals []schema.Goal) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := vgimg.NewWith(vgimg.UseWH(widthFor(len(s.Cells)*len(s.Main())), height), vgimg.UseDPI(dpi),
+	c := vgimg.NewWith(vgimg.UseWH(widthFor(s), height), vgimg.UseDPI(dpi),
 		vgimg.UseBackgroundColor(color.White))
 	dc := draw.New(c)
 	used := header(dc, p, s)
@@ -127,9 +139,17 @@ func build(s *schema.Set, goals []schema.Goal) (*plot.Plot, error) {
 	p.Add(bars)
 	names := make([]string, len(s.Cells))
 	for i, x := range s.Cells {
-		names[i] = wrap(x, 16)
+		if n := labelChars(s); n > 0 {
+			names[i] = wrap(x, n)
+		} else {
+			names[i] = x
+		}
 	}
 	p.NominalX(names...)
+	if labelChars(s) == 0 {
+		p.X.Tick.Label.Rotation = math.Pi / 6
+		p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = text.XRight, text.YTop
+	}
 	p.X.Min, p.X.Max = -0.5, float64(len(s.Cells))-0.5
 	return p, nil
 }

@@ -2,6 +2,7 @@ package chart
 
 import (
 	"bytes"
+	"fmt"
 	"image/png"
 	"testing"
 
@@ -38,6 +39,16 @@ func TestPNGDrawsEverySetShape(t *testing.T) {
 		if w := img.Bounds().Dx(); w < 600 || w > 1300 {
 			t.Errorf("log=%v: %d pixels wide", log, w)
 		}
+	}
+	crowded := set(true)
+	for i := range 12 {
+		crowded.Cells = append(crowded.Cells, fmt.Sprint("cell ", i))
+	}
+	if labelChars(crowded) != 0 || labelChars(set(true)) < 15 {
+		t.Errorf("labels: %d characters for 15 cells, %d for 3", labelChars(crowded), labelChars(set(true)))
+	}
+	if _, err := PNG(crowded, nil); err != nil {
+		t.Error(err)
 	}
 	if _, err := PNG(&schema.Set{ID: "empty", Metric: schema.Metric{Name: "ns"}}, nil); err == nil {
 		t.Error("a set without figures was drawn")

@@ -35,9 +35,14 @@ func Goals(d *schema.Doc, p Profile) []schema.Goal {
 			r.Detail = "not measured: " + detail
 		} else {
 			r.Measured, r.Detail = round(v), detail
-			r.Met = r.Measured >= g.target
+			if g.unit == "allocs" {
+				// Counted over the whole process, a few stray allocations of
+				// the runtime in millions of calls are not the code's.
+				v = r.Measured
+			}
+			r.Met = v >= g.target
 			if g.atMost {
-				r.Met = r.Measured <= g.target
+				r.Met = v <= g.target
 			}
 		}
 		out = append(out, r)

@@ -40,7 +40,7 @@ func measuredDoc(p Profile) *schema.Doc {
 		case metric == "allocs_per_call" && x == "StringMe":
 			return 1
 		case metric == "allocs_per_call":
-			return 0
+			return 0.000001
 		case name == "geth":
 			return 15000
 		case name == "goccy":
@@ -92,12 +92,30 @@ func TestGoalsReadTheirCells(t *testing.T) {
 			t.Errorf("%s: %+v, want %v met=%v", id, g, want.measured, want.met)
 		}
 	}
+	if g := Goals(nearGoal(), p)[0]; g.Measured != 100 || g.Met {
+		t.Errorf("99.996x rounds to 100x but does not meet 100x: %+v", g)
+	}
 	if g := goals["http_vs_respond"]; g.Detail != "not measured" {
 		t.Errorf("a goal of a missing set: %+v", g)
 	}
 	if g := goals["ws_rpc"]; !strings.Contains(g.Detail, "300k with 1 connection, 600k with 4") {
 		t.Errorf("ws_rpc detail %q", g.Detail)
 	}
+}
+
+// nearGoal is a document where ours is 99.996 times faster than go-ethereum.
+func nearGoal() *schema.Doc {
+	s := schema.Set{ID: "inprocess", Status: schema.Measured, Metric: schema.Metric{Name: "ns_per_call", Better: schema.Lower},
+		Cells: []string{"five cycled"}, Series: []schema.Series{
+			series("ours", "ours", schema.Ours, "ns_per_call", ""), series("geth", "geth", schema.Peer, "ns_per_call", "")}}
+	figures(&s, func(name, _, _ string) float64 {
+		if name == "geth" {
+			return 9999.6
+		}
+		return 100
+	})
+	s.Compare("ours", "geth")
+	return &schema.Doc{Sets: []schema.Set{s}}
 }
 
 func TestGoalsNameCellsTheSetsMake(t *testing.T) {
