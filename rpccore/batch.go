@@ -121,6 +121,9 @@ func (s *Server) startBlocking(ctx context.Context, items []request) ([]*pending
 
 // countBlocking counts the items that call Blocking methods.
 func (s *Server) countBlocking(items []request) int {
+	if !s.methods.Load().blocking {
+		return 0
+	}
 	count := 0
 	for i := range items {
 		if e := s.lookup(&items[i]); e != nil && e.blocking && !items[i].invalid {

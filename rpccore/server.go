@@ -109,6 +109,9 @@ type methodTable struct {
 	// quick holds the methods whose slot (see quickSlot) no other method
 	// shares: one comparison finds them without hashing the name.
 	quick [256]*entry
+	// blocking reports whether any method is Blocking; batches of servers
+	// without one skip looking for them.
+	blocking bool
 }
 
 // quickSlot spreads names over the quick table by length and two bytes.
@@ -127,6 +130,7 @@ func newMethodTable(byName map[string]*entry) *methodTable {
 	}
 	var shared [256]bool
 	for name, e := range t.byName {
+		t.blocking = t.blocking || e.blocking
 		i := quickSlot(name)
 		if t.quick[i] != nil || shared[i] {
 			t.quick[i], shared[i] = nil, true

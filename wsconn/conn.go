@@ -4,6 +4,7 @@ package wsconn
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -109,37 +110,56 @@ func (c *Conn) Close(code websocket.StatusCode, reason string) error {
 // CloseNow closes the connection without a closing handshake.
 func (c *Conn) CloseNow() error { return c.ws.CloseNow() }
 
-// KeepAlive checks every interval that the client is alive until ctx
-// ends: a client that sent a message since the last check is; one that did
-// not is pinged, and dropped when its pong does not come back within the
-// interval. (A client sending a lot may see its pong wait behind its own
-// messages, so messages count as pongs.)
-func (c *Conn) KeepAlive(ctx context.Context, interval time.Duration) {
-	ticker := time.NewTicker(interval)
-	defer ticker.Stop()
-	seen := c.reads.Load()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-ticker.C:
-			if n := c.reads.Load(); n != seen {
-				seen = n
-				continue
-			}
-			pingCtx, cancel := context.WithTimeout(ctx, interval)
-			err := c.ws.Ping(pingCtx)
-			cancel()
-			if err != nil {
-				if ctx.Err() == nil {
-					_ = c.ws.CloseNow() // it does not answer: no closing handshake either
-				}
-				return
-			}
-			seen = c.reads.Load()
-		}
+// StartKeepAlive checks every interval that the client is alive, until
+// the returned function is called: a client that sent a message since the
+// last check is; one that did not is pinged, and dropped when its pong
+// does not come back within the interval. (A client sending a lot may see
+// its pong wait behind its own messages, so messages count as pongs.) It
+// keeps no goroutine between checks.
+func (c *Conn) StartKeepAlive(interval time.Duration) (stop func()) {
+	k := &keepAlive{conn: c, interval: interval, seen: c.reads.Load()}
+	k.timer = time.AfterFunc(interval, k.check)
+	return func() {
+		k.stopped.Store(true)
+		k.timer.Stop()
 	}
 }
+
+// keepAlive is the state of StartKeepAlive.
+type keepAlive struct {
+	conn     *Conn
+	interval time.Duration
+	timer    *time.Timer
+	seen     uint64 // messages read at the last check; only check touches it
+	stopped  atomic.Bool
+}
+
+// check runs on the timer's goroutine, one at a time.
+func (k *keepAlive) check() {
+	if k.stopped.Load() {
+		return
+	}
+	if n := k.conn.reads.Load(); n != k.seen {
+		k.seen = n
+		k.timer.Reset(k.interval)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), k.interval)
+	err := k.conn.ws.Ping(ctx)
+	cancel()
+	if k.stopped.Load() {
+		return
+	}
+	if err != nil {
+		_ = k.conn.ws.CloseNow() // it does not answer: no closing handshake either
+		return
+	}
+	k.seen = k.conn.reads.Load()
+	k.timer.Reset(k.interval)
+}
+
+// connBufferSize is the size of a connection's read and write buffers.
+const connBufferSize = 1024
 
 // corkingWriter hands the WebSocket library a hijacked connection wrapped
 // in a corkConn.
@@ -158,7 +178,19 @@ func (w *corkingWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	// the connection now lives as long as its pings are answered.
 	_ = raw.SetDeadline(time.Time{})
 	w.conn = &corkConn{Conn: raw}
-	return w.conn, bufio.NewReadWriter(brw.Reader, bufio.NewWriterSize(w.conn, 4096)), nil
+	// Small buffers: an idle connection should cost little. Frames larger
+	// than them go straight through; written frames gather in the corkConn.
+	writer := bufio.NewWriterSize(w.conn, connBufferSize)
+	early := brw.Reader.Buffered() // what the client sent right after its request
+	if early > connBufferSize {
+		return w.conn, bufio.NewReadWriter(brw.Reader, writer), nil
+	}
+	sent, _ := brw.Reader.Peek(early)
+	reader := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(bytes.Clone(sent)), w.conn), connBufferSize)
+	if _, err := reader.Peek(early); err != nil { // buffered again, where the library looks for it
+		return nil, nil, err
+	}
+	return w.conn, bufio.NewReadWriter(reader, writer), nil
 }
 
 // Unwrap lets http.ResponseController reach the wrapped writer.

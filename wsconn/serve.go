@@ -27,10 +27,9 @@ func Serve(ctx context.Context, w http.ResponseWriter, r *http.Request, srv *rpc
 	if err != nil {
 		return err
 	}
-	pingCtx, stopPings := context.WithCancel(context.Background())
-	defer stopPings()
+	stopPings := func() {}
 	if opts.PingInterval > 0 {
-		go c.KeepAlive(pingCtx, opts.PingInterval)
+		stopPings = c.StartKeepAlive(opts.PingInterval)
 	}
 	err = srv.ServePeer(ctx, c, cfg)
 	stopPings()

@@ -1,9 +1,11 @@
 package wsconn_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -241,4 +243,49 @@ func (l *countingListener) Accept() (net.Conn, error) {
 	cc := &countingConn{Conn: c}
 	l.conns(cc)
 	return cc, nil
+}
+
+// TestMessageSentWithTheHandshake sends a message in the same write as the
+// upgrade request, before the server's 101: it must not be lost.
+func TestMessageSentWithTheHandshake(t *testing.T) {
+	url, _, _ := server(t, wsconn.Options{}, rpccore.PeerConfig{})
+	host := strings.TrimPrefix(url, "ws://")
+	conn, err := net.DialTimeout("tcp", host, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+	payload := []byte(`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`)
+	key := [4]byte{1, 2, 3, 4}
+	frame := []byte{0x81, 0x80 | byte(len(payload)), key[0], key[1], key[2], key[3]}
+	for i, b := range payload {
+		frame = append(frame, b^key[i%4])
+	}
+	request := "GET / HTTP/1.1\r\nHost: " + host + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
+		"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+	if _, err := conn.Write(append([]byte(request), frame...)); err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(conn)
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if line == "\r\n" {
+			break
+		}
+	}
+	header := make([]byte, 2)
+	if _, err := io.ReadFull(r, header); err != nil {
+		t.Fatal(err)
+	}
+	answer := make([]byte, header[1]&0x7f)
+	if _, err := io.ReadFull(r, answer); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(answer), `{"jsonrpc":"2.0","result":3,"id":1}`; got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
 }
