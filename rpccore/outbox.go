@@ -3,10 +3,12 @@ package rpccore
 // outbox.go is a peer's send queue: answers wait for room (which stops the
 // reader, and so the client), notifications obey the slow-consumer policy,
 // and the writer takes everything queued at once so that it can write it
-// with one flush.
+// with one flush. The writer runs only while there is something to write:
+// an idle connection keeps no writer goroutine.
 
 import (
 	"errors"
+	"runtime"
 	"sync"
 )
 
@@ -45,23 +47,28 @@ type outbox struct {
 	answers       int
 	limit         int
 	policy        SlowConsumerPolicy
-	wake          chan struct{} // one token: the queue is not empty
+	writer        func() // started on its own goroutine when the queue fills from empty
+	writing       bool   // the writer is running
+	idle          sync.Cond
 	closed        bool
 	dropped       uint64
 	events        PeerEvents
 }
 
-func newOutbox(limit int, policy SlowConsumerPolicy, events PeerEvents) *outbox {
-	o := &outbox{limit: limit, policy: policy, wake: make(chan struct{}, 1), events: events}
+// newOutbox returns an outbox that runs writer (which calls take until it
+// returns nil) whenever messages wait and no writer runs.
+func newOutbox(limit int, policy SlowConsumerPolicy, events PeerEvents, writer func()) *outbox {
+	o := &outbox{limit: limit, policy: policy, events: events, writer: writer}
 	o.room.L = &o.mu
+	o.idle.L = &o.mu
 	return o
 }
 
-// signal wakes the writer; the caller holds mu.
+// signal starts the writer unless it runs; the caller holds mu.
 func (o *outbox) signal() {
-	select {
-	case o.wake <- struct{}{}:
-	default:
+	if !o.writing {
+		o.writing = true
+		go o.writer()
 	}
 }
 
@@ -112,37 +119,44 @@ func (o *outbox) pushNotification(m outMsg) error {
 	return nil
 }
 
-// take returns everything queued, waiting until there is something or the
-// outbox is closed and empty (then it returns nil). The slice is valid
-// until the next take.
+// take returns everything queued, or nil when nothing is: the writer
+// then stops, to be started again by the next push. Before it stops it
+// yields once, so that a connection answering a stream of calls keeps its
+// writer. The slice is valid until the next take.
 func (o *outbox) take() []outMsg {
-	for {
+	for yielded := false; ; yielded = true {
 		o.mu.Lock()
 		if len(o.queue) > 0 {
-			taken, written := o.queue, o.spare
-			clear(written)
-			o.queue, o.spare = written[:0], taken
-			o.answers, o.notifications = 0, 0
-			o.room.Broadcast()
-			o.mu.Unlock()
-			return taken
+			break
 		}
-		if o.closed {
+		if yielded {
+			o.writing = false
+			o.idle.Broadcast()
 			o.mu.Unlock()
 			return nil
 		}
 		o.mu.Unlock()
-		<-o.wake
+		runtime.Gosched()
 	}
+	defer o.mu.Unlock()
+	taken, written := o.queue, o.spare
+	clear(written)
+	o.queue, o.spare = written[:0], taken
+	o.answers, o.notifications = 0, 0
+	o.room.Broadcast()
+	return taken
 }
 
-// close stops further pushes; take drains what is queued, then returns nil.
+// close stops further pushes and waits until the writer has written what
+// was queued (or given up) and stopped.
 func (o *outbox) close() {
 	o.mu.Lock()
+	defer o.mu.Unlock()
 	o.closed = true
 	o.room.Broadcast()
-	o.signal()
-	o.mu.Unlock()
+	for o.writing {
+		o.idle.Wait()
+	}
 }
 
 // droppedCount returns how many notifications were dropped.

@@ -151,7 +151,7 @@ func (s *Server) ServePeer(ctx context.Context, conn MessageConn, cfg PeerConfig
 		srv:   s,
 		conn:  conn,
 		cfg:   cfg,
-		out:   newOutbox(cfg.SendQueue, cfg.SlowConsumer, cfg.Events),
+
 		slots: make(chan struct{}, cfg.MaxInFlight),
 		fail:  make(chan struct{}),
 	}
@@ -162,14 +162,10 @@ func (s *Server) ServePeer(ctx context.Context, conn MessageConn, cfg PeerConfig
 	p.ctx, p.cancel = context.WithCancel(base)
 	p.writeCtx, p.writeCancel = context.WithCancel(base)
 	defer p.writeCancel()
+	p.out = newOutbox(cfg.SendQueue, cfg.SlowConsumer, cfg.Events, p.writeLoop)
 	p.calls.init()
 	p.subs.init(cfg.Events)
 
-	writerDone := make(chan struct{})
-	go func() {
-		defer close(writerDone)
-		p.writeLoop()
-	}()
 	readerDone := make(chan error, 1)
 	stopReading := make(chan struct{})
 	go func() { readerDone <- p.readLoop(stopReading) }()
@@ -194,7 +190,6 @@ func (s *Server) ServePeer(ctx context.Context, conn MessageConn, cfg PeerConfig
 	p.subs.endAll()
 	p.calls.failAll()
 	p.running.Wait()
-	p.out.close()
 	if reason == ErrShutdown {
 		// Write what is queued, unless the client stopped reading.
 		timer := time.AfterFunc(cfg.ShutdownGrace, p.writeCancel)
@@ -202,7 +197,7 @@ func (s *Server) ServePeer(ctx context.Context, conn MessageConn, cfg PeerConfig
 	} else {
 		p.writeCancel()
 	}
-	<-writerDone
+	p.out.close()
 	return reason
 }
 
@@ -292,7 +287,8 @@ func (p *Peer) waitRunning(grace time.Duration) {
 	}
 }
 
-// writeLoop writes whatever is queued, flushing once per batch taken.
+// writeLoop writes whatever is queued, flushing once per batch taken, and
+// returns when the queue is empty.
 func (p *Peer) writeLoop() {
 	var scratch []byte
 	for {
