@@ -148,9 +148,9 @@ func PeerFrom(ctx context.Context) *Peer {
 func (s *Server) ServePeer(ctx context.Context, conn MessageConn, cfg PeerConfig) error {
 	cfg.setDefaults()
 	p := &Peer{
-		srv:   s,
-		conn:  conn,
-		cfg:   cfg,
+		srv:  s,
+		conn: conn,
+		cfg:  cfg,
 
 		slots: make(chan struct{}, cfg.MaxInFlight),
 		fail:  make(chan struct{}),
