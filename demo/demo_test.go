@@ -2,35 +2,44 @@ package demo_test
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/demo"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
 )
 
-// workload is the five benchmark requests.
-var workload = []struct{ name, req, want string }{
-	{"add", `{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`, `{"jsonrpc":"2.0","result":3,"id":1}`},
-	{"addInt", `{"jsonrpc":"2.0","method":"addInt","params":[1,7],"id":2}`, `{"jsonrpc":"2.0","result":8,"id":2}`},
-	{"NullableFloatToNullableFloat", `{"jsonrpc":"2.0","method":"NullableFloatToNullableFloat","params":[1.23],"id":3}`, `{"jsonrpc":"2.0","result":1.23,"id":3}`},
-	{"Test2", `{"jsonrpc":"2.0","method":"Test2","params":[3.456],"id":4}`, `{"jsonrpc":"2.0","result":3.456,"id":4}`},
-	{"StringMe", `{"jsonrpc":"2.0","method":"StringMe","params":["Foo"],"id":5}`, `{"jsonrpc":"2.0","result":"Foo","id":5}`},
-}
-
-func newServer(tb testing.TB) *rpccore.Server {
-	tb.Helper()
+// TestRegisterServesTheDesignedMethods checks that Register exposes every
+// method the design lists, and nothing twice.
+func TestRegisterServesTheDesignedMethods(t *testing.T) {
 	s := rpccore.NewServer()
 	if err := demo.Register(s); err != nil {
-		tb.Fatal(err)
+		t.Fatal(err)
 	}
-	return s
+	got := s.Methods()
+	slices.Sort(got)
+	want := []string{"NullableFloatToNullableFloat", "StringMe", "Test2", "add", "addInt", "demo_publish",
+		"demo_subscribe", "demo_unsubscribe", "get_data", "notify_hello", "notify_sum", "subtract", "sum", "update"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("methods %v, want %v", got, want)
+	}
+	if err := demo.Register(s); err == nil {
+		t.Fatal("registering the demo twice on one server did not fail")
+	}
 }
 
-func TestWorkloadAnswers(t *testing.T) {
-	s := newServer(t)
-	for _, w := range workload {
-		if got := string(s.Process(context.Background(), []byte(w.req), nil)); got != w.want {
-			t.Errorf("%s: got %s, want %s", w.name, got, w.want)
-		}
+func TestPublishChecksTheRoom(t *testing.T) {
+	s := rpccore.NewServer()
+	if err := demo.Register(s); err != nil {
+		t.Fatal(err)
+	}
+	got := string(s.Process(context.Background(), []byte(`{"jsonrpc":"2.0","method":"demo_publish","params":["lobby","hi"],"id":1}`), nil))
+	if !strings.Contains(got, `"code":-32602`) || !strings.Contains(got, `no room \"lobby\"`) {
+		t.Fatalf("publish to an unknown room: %s", got)
+	}
+	got = string(s.Process(context.Background(), []byte(`{"jsonrpc":"2.0","method":"demo_publish","params":["chat","hi"],"id":1}`), nil))
+	if got != `{"jsonrpc":"2.0","result":true,"id":1}` {
+		t.Fatalf("publish to chat: %s", got)
 	}
 }
