@@ -158,8 +158,11 @@ func (k *keepAlive) check() {
 	k.timer.Reset(k.interval)
 }
 
-// connBufferSize is the size of a connection's read and write buffers.
-const connBufferSize = 1024
+// Buffer sizes of a connection.
+const (
+	writeBufferSize = 1024 // the write buffer
+	readBufferSize  = 4096 // the read buffer
+)
 
 // corkingWriter hands the WebSocket library a hijacked connection wrapped
 // in a corkConn.
@@ -178,15 +181,15 @@ func (w *corkingWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	// the connection now lives as long as its pings are answered.
 	_ = raw.SetDeadline(time.Time{})
 	w.conn = &corkConn{Conn: raw}
-	// Small buffers: an idle connection should cost little. Frames larger
-	// than them go straight through; written frames gather in the corkConn.
-	writer := bufio.NewWriterSize(w.conn, connBufferSize)
+	// A small write buffer (written frames gather in the corkConn anyway)
+	// and a read buffer that holds many small pipelined messages per read.
+	writer := bufio.NewWriterSize(w.conn, writeBufferSize)
 	early := brw.Reader.Buffered() // what the client sent right after its request
-	if early > connBufferSize {
+	if early > readBufferSize {
 		return w.conn, bufio.NewReadWriter(brw.Reader, writer), nil
 	}
 	sent, _ := brw.Reader.Peek(early)
-	reader := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(bytes.Clone(sent)), w.conn), connBufferSize)
+	reader := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(bytes.Clone(sent)), w.conn), readBufferSize)
 	if _, err := reader.Peek(early); err != nil { // buffered again, where the library looks for it
 		return nil, nil, err
 	}
