@@ -222,7 +222,6 @@ func hasBackslash(b []byte) bool {
 
 // document is the result of scanning a whole request document.
 type document struct {
-	batch    bool      // the document is an array
 	single   request   // the request when not a batch
 	items    []request // the batch's requests, in order
 	nonObj   bool      // a valid JSON value that is neither object nor array
@@ -239,7 +238,6 @@ func parseDocument(doc []byte, d *document) bool {
 			return false
 		}
 	case '[':
-		d.batch = true
 		if !s.batchArray(d) {
 			return false
 		}

@@ -166,7 +166,7 @@ func (t *subscriptionTable) endAll() {
 	}
 }
 
-// Count returns the number of open subscriptions.
+// count returns the number of open subscriptions.
 func (t *subscriptionTable) count() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
