@@ -179,28 +179,40 @@ func headerHasToken(h http.Header, name, token string) bool {
 
 var errTooManyConnections = errors.New("too many WebSocket connections")
 
-// serve upgrades r and serves the connection until it ends.
+// serve upgrades r and leaves the connection to a goroutine of its own, so
+// that the request's state (and the deep stack of the handler chain) is
+// not kept for the connection's lifetime.
 func (ws *webSocket) serve(w http.ResponseWriter, r *http.Request, srv *rpccore.Server) error {
 	if ws.open.Add(1) > ws.max {
 		ws.open.Add(-1)
 		return caddyhttp.Error(http.StatusServiceUnavailable, errTooManyConnections)
 	}
+	c, err := wsconn.Accept(w, r, ws.opts)
+	if err != nil {
+		// Accept answered the request itself.
+		ws.open.Add(-1)
+		return nil
+	}
 	ws.wg.Add(1)
 	ws.events.connectionOpened()
+	cfg := ws.peer
+	cfg.Info = &rpccore.RequestInfo{Transport: "websocket", RemoteAddr: r.RemoteAddr, Header: r.Header}
+	go ws.run(c, srv, cfg)
+	// The response was hijacked: nothing more may be written.
+	return nil
+}
+
+// run serves an upgraded connection until it ends.
+func (ws *webSocket) run(c *wsconn.Conn, srv *rpccore.Server, cfg rpccore.PeerConfig) {
 	defer func() {
 		ws.events.connectionClosed()
 		ws.open.Add(-1)
 		ws.wg.Done()
 	}()
-	cfg := ws.peer
-	cfg.Info = &rpccore.RequestInfo{Transport: "websocket", RemoteAddr: r.RemoteAddr, Header: r.Header}
-	err := wsconn.Serve(ws.ctx, w, r, srv, ws.opts, cfg)
+	err := c.Serve(ws.ctx, srv, cfg)
 	if err != nil && ws.ctx.Err() == nil {
-		ws.logger.Debug("websocket connection ended", zap.Error(err), zap.String("remote_addr", r.RemoteAddr))
+		ws.logger.Debug("websocket connection ended", zap.Error(err), zap.String("remote_addr", cfg.Info.RemoteAddr))
 	}
-	// The response was hijacked (or Accept already answered): nothing
-	// more may be written.
-	return nil
 }
 
 // wait waits for the open connections to close, for at most d.

@@ -15,6 +15,12 @@ import (
 
 // MessageConn is a message-oriented duplex connection. ServePeer reads from
 // one goroutine and writes from another.
+//
+// A MessageConn that also implements ReadInterrupter is read on the
+// goroutine that called ServePeer, so an idle connection costs one
+// goroutine; any other is read on a second goroutine, which ServePeer
+// leaves blocked in ReadMessage when it returns (the transport's closing
+// of the connection ends it).
 type MessageConn interface {
 	// ReadMessage appends the next whole message to dst and returns it.
 	ReadMessage(ctx context.Context, dst []byte) ([]byte, error)
@@ -22,6 +28,26 @@ type MessageConn interface {
 	WriteMessage(ctx context.Context, msg []byte) error
 	// Flush sends the messages WriteMessage holds, giving up when ctx ends.
 	Flush(ctx context.Context) error
+}
+
+// ReadInterrupter is implemented by a MessageConn whose blocked ReadMessage
+// can be made to return.
+type ReadInterrupter interface {
+	// InterruptRead makes a blocked ReadMessage, and every later one,
+	// return an error at once. Writing must go on working. It may be
+	// called more than once, from any goroutine.
+	InterruptRead()
+}
+
+// WriteInterrupter is implemented by a MessageConn whose blocked Flush can
+// be made to return. ServePeer calls InterruptWrite when it stops writing
+// (at once when the connection failed, after ShutdownGrace on a
+// shutdown); such a MessageConn need not watch Flush's context for its
+// end, only check it before writing.
+type WriteInterrupter interface {
+	// InterruptWrite makes a blocked Flush, and every later one, return an
+	// error at once.
+	InterruptWrite()
 }
 
 // PeerConfig configures ServePeer. Zero fields take the defaults.
@@ -125,9 +151,10 @@ type Peer struct {
 	calls callTable
 	subs  subscriptionTable
 
-	failMu sync.Mutex
-	failed error // why the peer must end (slow consumer, write error)
-	fail   chan struct{}
+	failMu    sync.Mutex
+	failed    error // why the peer must end (slow consumer, write error)
+	fail      chan struct{}
+	interrupt func() // stops the reader when the peer fails; nil when it runs apart
 }
 
 type peerKey struct{}
@@ -162,24 +189,22 @@ func (s *Server) ServePeer(ctx context.Context, conn MessageConn, cfg PeerConfig
 	p.ctx, p.cancel = context.WithCancel(base)
 	p.writeCtx, p.writeCancel = context.WithCancel(base)
 	defer p.writeCancel()
+	stopWriting := p.writeCancel
+	if wi, ok := conn.(WriteInterrupter); ok {
+		stopWriting = func() {
+			p.writeCancel()
+			wi.InterruptWrite()
+		}
+	}
 	p.out = newOutbox(cfg.SendQueue, cfg.SlowConsumer, cfg.Events, p.writeLoop)
-	p.calls.init()
 	p.subs.init(cfg.Events)
 
-	readerDone := make(chan error, 1)
-	stopReading := make(chan struct{})
-	go func() { readerDone <- p.readLoop(stopReading) }()
-
 	var reason error
-	select {
-	case err := <-readerDone:
-		reason = err
-	case <-p.fail:
-		reason = p.failure()
-	case <-ctx.Done():
-		reason = ErrShutdown
+	if ri, ok := conn.(ReadInterrupter); ok {
+		reason = p.readHere(ctx, ri)
+	} else {
+		reason = p.readApart(ctx)
 	}
-	close(stopReading)
 	p.spawnMu.Lock()
 	p.stopped = true
 	p.spawnMu.Unlock()
@@ -192,14 +217,56 @@ func (s *Server) ServePeer(ctx context.Context, conn MessageConn, cfg PeerConfig
 	p.running.Wait()
 	if reason == ErrShutdown {
 		// Write what is queued, unless the client stopped reading.
-		timer := time.AfterFunc(cfg.ShutdownGrace, p.writeCancel)
+		timer := time.AfterFunc(cfg.ShutdownGrace, stopWriting)
 		defer timer.Stop()
 	} else {
-		p.writeCancel()
+		stopWriting()
 	}
 	p.out.close()
 	return reason
 }
+
+// readHere reads on this goroutine until reading fails, the peer fails or
+// ctx ends, and says why it stopped.
+func (p *Peer) readHere(ctx context.Context, conn ReadInterrupter) error {
+	p.failMu.Lock()
+	p.interrupt = conn.InterruptRead
+	failed := p.failed != nil
+	p.failMu.Unlock()
+	if failed {
+		conn.InterruptRead()
+	}
+	stop := context.AfterFunc(ctx, conn.InterruptRead)
+	err := p.readLoop(ctx.Done())
+	stop()
+	switch {
+	case p.failure() != nil:
+		return p.failure()
+	case ctx.Err() != nil:
+		return ErrShutdown
+	}
+	return err
+}
+
+// readApart reads on a goroutine of its own, which may outlive the call,
+// until reading fails, the peer fails or ctx ends, and says why it stopped.
+func (p *Peer) readApart(ctx context.Context) error {
+	readerDone := make(chan error, 1)
+	stopReading := make(chan struct{})
+	defer close(stopReading)
+	go func() { readerDone <- p.readLoop(stopReading) }()
+	select {
+	case err := <-readerDone:
+		return err
+	case <-p.fail:
+		return p.failure()
+	case <-ctx.Done():
+		return ErrShutdown
+	}
+}
+
+// maxKeptMessage bounds the read buffer a peer keeps between messages.
+const maxKeptMessage = 64 << 10
 
 // readLoop reads and dispatches documents until reading fails or stop is
 // closed.
@@ -224,6 +291,9 @@ func (p *Peer) readLoop(stop <-chan struct{}) error {
 		answer, deferred := p.srv.process(ctx, msg, (*out)[:0], nil, in)
 		if !deferred {
 			p.sendAnswer(out, answer, batch)
+			if cap(msg) > maxKeptMessage {
+				msg = nil
+			}
 			continue
 		}
 		putBuffer(out)
@@ -231,6 +301,8 @@ func (p *Peer) readLoop(stop <-chan struct{}) error {
 		case p.slots <- struct{}{}:
 		case <-stop:
 			return ErrShutdown
+		case <-p.fail:
+			return p.failure()
 		}
 		p.spawnMu.Lock()
 		if p.stopped {
@@ -240,6 +312,9 @@ func (p *Peer) readLoop(stop <-chan struct{}) error {
 		p.running.Add(1)
 		p.spawnMu.Unlock()
 		go p.runDeferred(append([]byte(nil), msg...))
+		if cap(msg) > maxKeptMessage {
+			msg = nil
+		}
 	}
 }
 
@@ -327,10 +402,15 @@ func (p *Peer) writeLoop() {
 // setFailure records the first reason the peer must end.
 func (p *Peer) setFailure(err error) {
 	p.failMu.Lock()
-	defer p.failMu.Unlock()
-	if p.failed == nil {
+	first := p.failed == nil
+	if first {
 		p.failed = err
 		close(p.fail)
+	}
+	interrupt := p.interrupt
+	p.failMu.Unlock()
+	if first && interrupt != nil {
+		interrupt()
 	}
 }
 

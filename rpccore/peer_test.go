@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,22 +26,60 @@ type pipeConn struct {
 	once   sync.Once
 	writes sync.Mutex
 	flushs int
+
+	stopRead        chan struct{} // closed by InterruptRead
+	readInterrupts  atomic.Int32
+	writeInterrupts atomic.Int32
+	readsInServe    atomic.Int32 // reads made on ServePeer's own goroutine
 }
 
 func newPipe(outBuffer int) *pipeConn {
-	return &pipeConn{in: make(chan []byte, 4096), out: make(chan []byte, outBuffer), closed: make(chan struct{})}
+	return &pipeConn{in: make(chan []byte, 4096), out: make(chan []byte, outBuffer), closed: make(chan struct{}),
+		stopRead: make(chan struct{})}
 }
 
 func (c *pipeConn) ReadMessage(ctx context.Context, dst []byte) ([]byte, error) {
+	if calledFrom("rpccore.(*Server).ServePeer") {
+		c.readsInServe.Add(1)
+	}
 	select {
 	case m := <-c.in:
 		return append(dst, m...), nil
 	case <-c.closed:
 		return nil, io.EOF
+	case <-c.stopRead:
+		return nil, errors.New("read interrupted")
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
 }
+
+// calledFrom reports whether fn (package-qualified) is on the stack.
+func calledFrom(fn string) bool {
+	pcs := make([]uintptr, 64)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
+	for {
+		f, more := frames.Next()
+		if strings.HasSuffix(f.Function, "/"+fn) {
+			return true
+		}
+		if !more {
+			return false
+		}
+	}
+}
+
+// interruptiblePipe is a pipeConn that implements ReadInterrupter and
+// WriteInterrupter.
+type interruptiblePipe struct{ *pipeConn }
+
+func (c interruptiblePipe) InterruptRead() {
+	if c.readInterrupts.Add(1) == 1 {
+		close(c.stopRead)
+	}
+}
+
+func (c interruptiblePipe) InterruptWrite() { c.writeInterrupts.Add(1) }
 
 func (c *pipeConn) WriteMessage(ctx context.Context, msg []byte) error {
 	select {
@@ -84,12 +124,22 @@ func (c *pipeConn) recv(t *testing.T) map[string]any {
 // gets what ServePeer returned.
 func servePeer(t *testing.T, s *rpccore.Server, cfg rpccore.PeerConfig, outBuffer int) (*pipeConn, context.CancelFunc, <-chan error) {
 	t.Helper()
+	return servePipe(t, s, cfg, outBuffer, false)
+}
+
+// servePipe is servePeer, on an interruptiblePipe when interruptible.
+func servePipe(t *testing.T, s *rpccore.Server, cfg rpccore.PeerConfig, outBuffer int, interruptible bool) (*pipeConn, context.CancelFunc, <-chan error) {
+	t.Helper()
 	c := newPipe(outBuffer)
+	var conn rpccore.MessageConn = c
+	if interruptible {
+		conn = interruptiblePipe{c}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	returned := make(chan struct{})
 	go func() {
-		done <- s.ServePeer(ctx, c, cfg)
+		done <- s.ServePeer(ctx, conn, cfg)
 		close(returned)
 	}()
 	t.Cleanup(func() {
@@ -194,6 +244,35 @@ func TestPeerAnswersBlockingCallsAsTheyFinish(t *testing.T) {
 	}
 }
 
+// readers names the two ways ServePeer reads, for subtests.
+var readers = []struct {
+	name          string
+	interruptible bool
+}{{"reader apart", false}, {"reader on the caller's goroutine", true}}
+
+func TestPeerReadsWhereItSays(t *testing.T) {
+	for _, r := range readers {
+		t.Run(r.name, func(t *testing.T) {
+			c, cancel, done := servePipe(t, demoServer(t), rpccore.PeerConfig{}, 16, r.interruptible)
+			c.send(`{"jsonrpc":"2.0","method":"addInt","params":[1,2],"id":1}`)
+			if a := c.recv(t); a["result"] != 3.0 {
+				t.Fatalf("answer %v", a)
+			}
+			cancel()
+			if err := <-done; !errors.Is(err, rpccore.ErrShutdown) {
+				t.Fatalf("ServePeer returned %v", err)
+			}
+			inServe := c.readsInServe.Load() > 0
+			if inServe != r.interruptible {
+				t.Fatalf("reads on ServePeer's goroutine: %v, want %v", inServe, r.interruptible)
+			}
+			if r.interruptible && c.readInterrupts.Load() == 0 {
+				t.Fatal("the shutdown did not interrupt the blocked read")
+			}
+		})
+	}
+}
+
 func TestPeerShutdownWritesComputedAnswers(t *testing.T) {
 	s := rpccore.NewServer()
 	err := s.Register("slow", rpccore.Func0(func(ctx context.Context) (string, error) {
@@ -203,20 +282,24 @@ func TestPeerShutdownWritesComputedAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, cancel, done := servePeer(t, s, rpccore.PeerConfig{}, 16)
-	c.send(`{"jsonrpc":"2.0","method":"slow","id":1}`)
-	time.Sleep(10 * time.Millisecond)
-	cancel()
-	if err := <-done; !errors.Is(err, rpccore.ErrShutdown) {
-		t.Fatalf("ServePeer returned %v", err)
-	}
-	select {
-	case m := <-c.out:
-		if !strings.Contains(string(m), `"result":"done"`) {
-			t.Fatalf("got %s", m)
-		}
-	default:
-		t.Fatal("the running call's answer was not written before shutdown")
+	for _, r := range readers {
+		t.Run(r.name, func(t *testing.T) {
+			c, cancel, done := servePipe(t, s, rpccore.PeerConfig{}, 16, r.interruptible)
+			c.send(`{"jsonrpc":"2.0","method":"slow","id":1}`)
+			time.Sleep(10 * time.Millisecond)
+			cancel()
+			if err := <-done; !errors.Is(err, rpccore.ErrShutdown) {
+				t.Fatalf("ServePeer returned %v", err)
+			}
+			select {
+			case m := <-c.out:
+				if !strings.Contains(string(m), `"result":"done"`) {
+					t.Fatalf("got %s", m)
+				}
+			default:
+				t.Fatal("the running call's answer was not written before shutdown")
+			}
+		})
 	}
 }
 
@@ -338,44 +421,54 @@ func TestPeerCallsTheClient(t *testing.T) {
 }
 
 func TestPeerSlowConsumer(t *testing.T) {
-	for _, policy := range []rpccore.SlowConsumerPolicy{rpccore.DropOldest, rpccore.Disconnect} {
-		t.Run(fmt.Sprint(policy), func(t *testing.T) {
-			s := demoServer(t)
-			// The stuck client's writes block: its outgoing channel holds two messages.
-			stuck, _, stuckDone := servePeer(t, s, rpccore.PeerConfig{SendQueue: 4, SlowConsumer: policy}, 2)
-			fast, _, _ := servePeer(t, s, rpccore.PeerConfig{SendQueue: 64, SlowConsumer: policy}, 256)
-			for _, c := range []*pipeConn{stuck, fast} {
-				c.send(`{"jsonrpc":"2.0","method":"demo_subscribe","params":["chat"],"id":1}`)
-				c.recv(t)
+	for _, r := range readers {
+		for _, policy := range []rpccore.SlowConsumerPolicy{rpccore.DropOldest, rpccore.Disconnect} {
+			t.Run(fmt.Sprint(r.name, "/", policy), func(t *testing.T) {
+				testSlowConsumer(t, policy, r.interruptible)
+			})
+		}
+	}
+}
+
+func testSlowConsumer(t *testing.T, policy rpccore.SlowConsumerPolicy, interruptible bool) {
+	s := demoServer(t)
+	// The stuck client's writes block: its outgoing channel holds two messages.
+	stuck, _, stuckDone := servePipe(t, s, rpccore.PeerConfig{SendQueue: 4, SlowConsumer: policy}, 2, interruptible)
+	fast, _, _ := servePipe(t, s, rpccore.PeerConfig{SendQueue: 64, SlowConsumer: policy}, 256, interruptible)
+	for _, c := range []*pipeConn{stuck, fast} {
+		c.send(`{"jsonrpc":"2.0","method":"demo_subscribe","params":["chat"],"id":1}`)
+		c.recv(t)
+	}
+	start := time.Now()
+	for i := range 50 {
+		if err := s.Hub().Publish("demo.chat", []byte(fmt.Sprint(i))); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Millisecond) // let the fast writer drain
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("publishing took %v: the stuck client held up the publisher", d)
+	}
+	got := 0
+	for got < 50 {
+		m := fast.recv(t)
+		if m["method"] == "demo_subscription" {
+			got++
+		}
+	}
+	if policy == rpccore.Disconnect {
+		select {
+		case err := <-stuckDone:
+			if !errors.Is(err, rpccore.ErrSlowConsumer) {
+				t.Fatalf("stuck peer ended with %v", err)
 			}
-			start := time.Now()
-			for i := range 50 {
-				if err := s.Hub().Publish("demo.chat", []byte(fmt.Sprint(i))); err != nil {
-					t.Fatal(err)
-				}
-				time.Sleep(time.Millisecond) // let the fast writer drain
-			}
-			if d := time.Since(start); d > 2*time.Second {
-				t.Fatalf("publishing took %v: the stuck client held up the publisher", d)
-			}
-			got := 0
-			for got < 50 {
-				m := fast.recv(t)
-				if m["method"] == "demo_subscription" {
-					got++
-				}
-			}
-			if policy == rpccore.Disconnect {
-				select {
-				case err := <-stuckDone:
-					if !errors.Is(err, rpccore.ErrSlowConsumer) {
-						t.Fatalf("stuck peer ended with %v", err)
-					}
-				case <-time.After(5 * time.Second):
-					t.Fatal("the stuck peer was not disconnected")
-				}
-			}
-		})
+		case <-time.After(5 * time.Second):
+			t.Fatal("the stuck peer was not disconnected")
+		}
+		if interruptible && (stuck.readInterrupts.Load() == 0 || stuck.writeInterrupts.Load() == 0) {
+			t.Fatalf("the stuck peer's read and write were not interrupted (%d, %d)",
+				stuck.readInterrupts.Load(), stuck.writeInterrupts.Load())
+		}
 	}
 }
 

@@ -26,8 +26,6 @@ type callTable struct {
 	closed  bool
 }
 
-func (t *callTable) init() { t.pending = map[string]chan callResult{} }
-
 // open allocates an id and a channel for its answer.
 func (t *callTable) open() (id string, ch chan callResult, err error) {
 	t.mu.Lock()
@@ -38,6 +36,9 @@ func (t *callTable) open() (id string, ch chan callResult, err error) {
 	t.next++
 	id = `"s` + strconv.FormatUint(t.next, 10) + `"`
 	ch = make(chan callResult, 1)
+	if t.pending == nil {
+		t.pending = map[string]chan callResult{}
+	}
 	t.pending[id] = ch
 	return id, ch, nil
 }

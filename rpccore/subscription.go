@@ -120,7 +120,7 @@ type subscriptionTable struct {
 }
 
 func (t *subscriptionTable) init(events PeerEvents) {
-	t.byID, t.events = map[string]*Subscription{}, events
+	t.events = events
 }
 
 // add registers s unless the limit is reached or the peer has ended.
@@ -133,6 +133,9 @@ func (t *subscriptionTable) add(s *Subscription, limit int) error {
 	case len(t.byID) >= limit:
 		return &Error{Code: CodeServerError, Message: "too many subscriptions on this connection (limit " +
 			strconv.Itoa(limit) + ")"}
+	}
+	if t.byID == nil {
+		t.byID = map[string]*Subscription{}
 	}
 	t.byID[s.id] = s
 	t.events.SubscriptionsChanged(1)
@@ -156,7 +159,7 @@ func (t *subscriptionTable) remove(id string) bool {
 func (t *subscriptionTable) endAll() {
 	t.mu.Lock()
 	subs := t.byID
-	t.byID, t.closed = map[string]*Subscription{}, true
+	t.byID, t.closed = nil, true
 	t.mu.Unlock()
 	for _, s := range subs {
 		s.cancel()

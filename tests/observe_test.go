@@ -131,3 +131,23 @@ func TestMetricsOnTheAdminEndpoint(t *testing.T) {
 		t.Error("an unknown method became a label value")
 	}
 }
+
+func TestWebSocketUpgradeIsLoggedWhenItOpens(t *testing.T) {
+	base := startInProcess(t)
+	marker := fmt.Sprintf("conn-%d", time.Now().UnixNano())
+	c := mustDial(t, "wss"+strings.TrimPrefix(base, "https")+"/rpc?"+marker)
+	// The handler returns once the connection is upgraded, so the access
+	// log has the request while the connection is still open.
+	entry := waitForLogEntry(t, logFile("access.log"), func(e map[string]any) bool {
+		req, _ := e["request"].(map[string]any)
+		uri, _ := req["uri"].(string)
+		return strings.HasSuffix(uri, marker)
+	})
+	if entry["status"] != float64(http.StatusSwitchingProtocols) {
+		t.Errorf("logged status %v, want 101", entry["status"])
+	}
+	wsSend(t, c, `{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}`)
+	if a := wsRecv(t, c); a["result"] != float64(19) {
+		t.Fatalf("answer after the upgrade was logged: %v", a)
+	}
+}

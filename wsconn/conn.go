@@ -40,7 +40,9 @@ type Conn struct {
 	ws           *websocket.Conn
 	cork         *corkConn
 	writeTimeout time.Duration
+	pingInterval time.Duration
 	reads        atomic.Uint64 // messages read, a sign of life for KeepAlive
+	interrupted  atomic.Bool   // InterruptRead was called
 }
 
 // Accept upgrades the request to a WebSocket connection.
@@ -60,13 +62,16 @@ func Accept(w http.ResponseWriter, r *http.Request, opts Options) (*Conn, error)
 		return nil, err
 	}
 	ws.SetReadLimit(opts.MaxMessage)
-	return &Conn{ws: ws, cork: hw.conn, writeTimeout: opts.WriteTimeout}, nil
+	return &Conn{ws: ws, cork: hw.conn, writeTimeout: opts.WriteTimeout, pingInterval: opts.PingInterval}, nil
 }
 
 // ReadMessage implements rpccore.MessageConn. It reads text and binary
 // messages alike. Its context is not used: a read ends when the
 // connection closes.
 func (c *Conn) ReadMessage(_ context.Context, dst []byte) ([]byte, error) {
+	if c.interrupted.Load() {
+		return dst, errReadInterrupted
+	}
 	_, r, err := c.ws.Reader(context.Background())
 	if err != nil {
 		return dst, err
@@ -87,6 +92,21 @@ func (c *Conn) ReadMessage(_ context.Context, dst []byte) ([]byte, error) {
 	}
 }
 
+// errReadInterrupted is what ReadMessage returns after InterruptRead.
+var errReadInterrupted = errors.New("wsconn: reading was interrupted")
+
+// InterruptRead implements rpccore.ReadInterrupter: a blocked ReadMessage
+// returns, and so does every later one. Writing goes on; Close and
+// CloseNow still work.
+func (c *Conn) InterruptRead() {
+	c.interrupted.Store(true)
+	_ = c.cork.Conn.SetReadDeadline(time.Unix(1, 0))
+}
+
+// InterruptWrite implements rpccore.WriteInterrupter: a Flush under way
+// returns, and every later one fails.
+func (c *Conn) InterruptWrite() { c.cork.interruptWrites() }
+
 // WriteMessage implements rpccore.MessageConn: the message is held until
 // Flush.
 func (c *Conn) WriteMessage(_ context.Context, msg []byte) error {
@@ -94,7 +114,8 @@ func (c *Conn) WriteMessage(_ context.Context, msg []byte) error {
 	return c.ws.Write(context.Background(), websocket.MessageText, msg)
 }
 
-// Flush implements rpccore.MessageConn.
+// Flush implements rpccore.MessageConn. It writes unless ctx has ended,
+// and gives up after Options.WriteTimeout or on InterruptWrite.
 func (c *Conn) Flush(ctx context.Context) error {
 	return c.cork.uncork(ctx, c.writeTimeout)
 }
@@ -102,8 +123,12 @@ func (c *Conn) Flush(ctx context.Context) error {
 // Ping sends a ping and waits for the pong until ctx ends.
 func (c *Conn) Ping(ctx context.Context) error { return c.ws.Ping(ctx) }
 
-// Close closes the connection with the given status and reason.
+// Close closes the connection with the given status and reason, waiting
+// a while for the client's closing frame.
 func (c *Conn) Close(code websocket.StatusCode, reason string) error {
+	if c.interrupted.Load() {
+		_ = c.cork.Conn.SetReadDeadline(time.Time{}) // the closing handshake reads
+	}
 	return c.ws.Close(code, reason)
 }
 
@@ -160,8 +185,8 @@ func (k *keepAlive) check() {
 
 // Buffer sizes of a connection.
 const (
-	writeBufferSize = 1024 // the write buffer
-	readBufferSize  = 4096 // the read buffer
+	frameBufferSize = 256  // the library's own read and write buffers
+	readBufferSize  = 4096 // a borrowed read buffer: many small pipelined messages per read
 )
 
 // corkingWriter hands the WebSocket library a hijacked connection wrapped
@@ -180,20 +205,12 @@ func (w *corkingWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	// The server's read and write timeouts were meant for the request;
 	// the connection now lives as long as its pings are answered.
 	_ = raw.SetDeadline(time.Time{})
-	w.conn = &corkConn{Conn: raw}
-	// A small write buffer (written frames gather in the corkConn anyway)
-	// and a read buffer that holds many small pipelined messages per read.
-	writer := bufio.NewWriterSize(w.conn, writeBufferSize)
-	early := brw.Reader.Buffered() // what the client sent right after its request
-	if early > readBufferSize {
-		return w.conn, bufio.NewReadWriter(brw.Reader, writer), nil
-	}
-	sent, _ := brw.Reader.Peek(early)
-	reader := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(bytes.Clone(sent)), w.conn), readBufferSize)
-	if _, err := reader.Peek(early); err != nil { // buffered again, where the library looks for it
-		return nil, nil, err
-	}
-	return w.conn, bufio.NewReadWriter(reader, writer), nil
+	// What the client sent right after its request is read first.
+	early, _ := brw.Reader.Peek(brw.Reader.Buffered())
+	w.conn = newCorkConn(raw, bytes.Clone(early))
+	// The library reads frames and writes headers through small buffers
+	// of its own; the corkConn lends the large ones only while in use.
+	return w.conn, bufio.NewReadWriter(bufio.NewReaderSize(w.conn, frameBufferSize), bufio.NewWriterSize(w.conn, frameBufferSize)), nil
 }
 
 // Unwrap lets http.ResponseController reach the wrapped writer.

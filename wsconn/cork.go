@@ -1,30 +1,55 @@
 package wsconn
 
 // cork.go holds the connection wrapper that gathers the frames written
-// between two flushes into one network write.
+// between two flushes into one network write, and reads through a
+// borrowed buffer.
 
 import (
 	"context"
+	"errors"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
+// heldBuffers holds the buffers corked writes gather in.
+var heldBuffers = sync.Pool{New: func() any {
+	b := make([]byte, 0, 4096)
+	return &b
+}}
+
 // corkConn is a net.Conn whose writes are held while it is corked and
 // written out together by uncork. All writes, held or not, are serialised.
+// Between flushes it holds no write buffer, and while it waits to read,
+// no read buffer where the platform allows (see borrowingReader).
 type corkConn struct {
 	net.Conn
-	mu     sync.Mutex
-	corked bool
-	held   []byte
+	reader  *borrowingReader
+	mu      sync.Mutex
+	corked  bool
+	held    *[]byte     // borrowed from heldBuffers while writes are held
+	stopped atomic.Bool // interruptWrites was called
 }
+
+// newCorkConn wraps conn; early holds what the client sent before the
+// connection was handed over, to be read first.
+func newCorkConn(conn net.Conn, early []byte) *corkConn {
+	return &corkConn{Conn: conn, reader: newBorrowingReader(conn, early)}
+}
+
+// Read implements net.Conn.
+func (c *corkConn) Read(p []byte) (int, error) { return c.reader.Read(p) }
 
 // Write implements net.Conn.
 func (c *corkConn) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.corked {
-		c.held = append(c.held, p...)
+		if c.held == nil {
+			c.held = heldBuffers.Get().(*[]byte)
+		}
+		*c.held = append(*c.held, p...)
 		return len(p), nil
 	}
 	return c.Conn.Write(p)
@@ -37,7 +62,7 @@ func (c *corkConn) cork() {
 	c.mu.Unlock()
 }
 
-// maxHeldKept bounds the buffer kept between flushes.
+// maxHeldKept bounds the buffer returned to the pool after a flush.
 const maxHeldKept = 256 << 10
 
 // uncork writes what was held in one write and stops holding. The write
@@ -46,20 +71,41 @@ func (c *corkConn) uncork(ctx context.Context, timeout time.Duration) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.corked = false
-	if len(c.held) == 0 {
+	held := c.held
+	if held == nil {
 		return nil
+	}
+	c.held = nil
+	defer func() {
+		if cap(*held) <= maxHeldKept {
+			*held = (*held)[:0]
+			heldBuffers.Put(held)
+		}
+	}()
+	if len(*held) == 0 {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	if timeout > 0 {
 		_ = c.Conn.SetWriteDeadline(time.Now().Add(timeout))
 		defer func() { _ = c.Conn.SetWriteDeadline(time.Time{}) }()
 	}
-	stop := context.AfterFunc(ctx, func() { _ = c.Conn.SetWriteDeadline(time.Unix(1, 0)) })
-	defer stop()
-	_, err := c.Conn.Write(c.held)
-	if cap(c.held) > maxHeldKept {
-		c.held = nil
-	} else {
-		c.held = c.held[:0]
+	// Checked after the deadline is set: an interruption either shows
+	// here or sets its deadline after this one.
+	if c.stopped.Load() {
+		return errWritesInterrupted
 	}
+	_, err := c.Conn.Write(*held)
 	return err
+}
+
+// errWritesInterrupted is what flushes return after interruptWrites.
+var errWritesInterrupted = errors.New("wsconn: writing was interrupted")
+
+// interruptWrites ends the flush under way and refuses later ones.
+func (c *corkConn) interruptWrites() {
+	c.stopped.Store(true)
+	_ = c.Conn.SetWriteDeadline(time.Unix(1, 0))
 }

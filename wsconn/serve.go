@@ -13,12 +13,8 @@ import (
 )
 
 // Serve upgrades the request (Accept answers the HTTP error itself when it
-// cannot) and serves srv over the connection until the client leaves, the
-// connection fails, or ctx ends. Then it closes the connection: 1001 (going
-// away) on shutdown, after the answers already computed are written; 1008
-// (policy violation) for a client too slow to keep up under the
-// Disconnect policy. The peer's RequestInfo is cfg.Info, or one made from
-// the request.
+// cannot) and serves srv over the connection until it ends, as Conn.Serve
+// does. The peer's RequestInfo is cfg.Info, or one made from the request.
 func Serve(ctx context.Context, w http.ResponseWriter, r *http.Request, srv *rpccore.Server, opts Options, cfg rpccore.PeerConfig) error {
 	if cfg.Info == nil {
 		cfg.Info = &rpccore.RequestInfo{Transport: "websocket", RemoteAddr: r.RemoteAddr, Header: r.Header}
@@ -27,11 +23,22 @@ func Serve(ctx context.Context, w http.ResponseWriter, r *http.Request, srv *rpc
 	if err != nil {
 		return err
 	}
+	return c.Serve(ctx, srv, cfg)
+}
+
+// Serve serves srv over the connection until the client leaves, the
+// connection fails, or ctx ends, pinging the client as Options.PingInterval
+// says. Then it closes the connection: 1001 (going away) on shutdown, after
+// the answers already computed are written; 1008 (policy violation) for a
+// client too slow to keep up under the Disconnect policy. It needs neither
+// the request nor its goroutine: an HTTP handler may return once Accept
+// has, and leave Serve to a goroutine of its own.
+func (c *Conn) Serve(ctx context.Context, srv *rpccore.Server, cfg rpccore.PeerConfig) error {
 	stopPings := func() {}
-	if opts.PingInterval > 0 {
-		stopPings = c.StartKeepAlive(opts.PingInterval)
+	if c.pingInterval > 0 {
+		stopPings = c.StartKeepAlive(c.pingInterval)
 	}
-	err = srv.ServePeer(ctx, c, cfg)
+	err := srv.ServePeer(ctx, c, cfg)
 	stopPings()
 	switch {
 	case errors.Is(err, rpccore.ErrShutdown):
