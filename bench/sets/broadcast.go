@@ -46,7 +46,9 @@ func (ws *WebSocket) Broadcast(ctx context.Context, e *Env) schema.Set {
 			"is written and stops when the last subscriber has read its notification; each timed message is a run. " +
 			"The bare fan-out is a server with no JSON-RPC at all that writes one pre-encoded notification to each " +
 			"connection in turn from the publisher's goroutine: it shows what delivery itself costs here, where " +
-			"every subscriber costs a write on the server and a read in the client, on the same two cores",
+			"every subscriber costs a write on the server and a read in the client, on the same two cores. " +
+			"The write system calls alone are the harness writing a notification-sized message (100 bytes) to as " +
+			"many loopback TCP connections in turn, nobody reading: the least a delivery to each can cost here",
 		Metric: schema.Metric{Name: "ms", Unit: "ms until the last subscriber has it", Better: schema.Lower, Log: true},
 		XLabel: "subscribers",
 	}
@@ -54,6 +56,7 @@ func (ws *WebSocket) Broadcast(ctx context.Context, e *Env) schema.Set {
 	for _, impl := range impls {
 		s.Series = append(s.Series, series(impl.name, impl.label, impl.role, "ms", "ms"))
 	}
+	s.Series = append(s.Series, series("writes", "write system calls alone", schema.Ceiling, "ms", "ms"))
 	runs := collector{}
 	for _, n := range e.Profile.BroadcastSizes {
 		x := broadcastX(n)
@@ -77,9 +80,17 @@ func (ws *WebSocket) Broadcast(ctx context.Context, e *Env) schema.Set {
 				runs.add(impl.name, "ms", x, float64(t)/float64(time.Millisecond))
 			}
 		}
+		times, err := wsload.Writes(n, 100, e.Profile.BroadcastWarmup+e.Profile.BroadcastRuns)
+		if err != nil {
+			return failed(s, fmt.Errorf("%s, write system calls: %w", x, err))
+		}
+		for _, t := range times[e.Profile.BroadcastWarmup:] {
+			runs.add("writes", "ms", x, float64(t)/float64(time.Millisecond))
+		}
 	}
 	runs.fill(&s)
 	s.Compare("ours", "geth")
 	s.Compare("ours", "fanout")
+	s.Compare("ours", "writes")
 	return s
 }

@@ -132,3 +132,18 @@ func TestExpectChecksIdAndResultInAnyOrder(t *testing.T) {
 		}
 	}
 }
+
+func TestWritesTimesEveryRound(t *testing.T) {
+	times, err := Writes(20, 100, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(times) != 3 {
+		t.Fatalf("%d rounds timed, want 3", len(times))
+	}
+	for _, d := range times {
+		if d <= 0 {
+			t.Fatalf("a round took %v", d)
+		}
+	}
+}

@@ -1,0 +1,55 @@
+package wsload
+
+// writes.go times the least a broadcast can cost on this machine: one
+// write system call per subscriber, with no WebSocket, no JSON-RPC and
+// nobody reading.
+
+import (
+	"fmt"
+	"net"
+	"time"
+)
+
+// Writes opens n loopback TCP connections and returns, for each of runs
+// rounds, the time to write a message of size bytes to every one of them
+// in turn from one goroutine. The other ends are not read: the bytes wait
+// in the socket buffers.
+func Writes(n, size, runs int) ([]time.Duration, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	defer l.Close()
+	conns := make([]net.Conn, 0, 2*n)
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	servers := make([]net.Conn, 0, n)
+	for range n {
+		c, err := net.Dial("tcp", l.Addr().String())
+		if err != nil {
+			return nil, fmt.Errorf("wsload: writes: %w", err)
+		}
+		conns = append(conns, c)
+		s, err := l.Accept()
+		if err != nil {
+			return nil, fmt.Errorf("wsload: writes: %w", err)
+		}
+		conns = append(conns, s)
+		servers = append(servers, s)
+	}
+	msg := make([]byte, size)
+	times := make([]time.Duration, 0, runs)
+	for range runs {
+		start := time.Now()
+		for _, s := range servers {
+			if _, err := s.Write(msg); err != nil {
+				return nil, fmt.Errorf("wsload: writes: %w", err)
+			}
+		}
+		times = append(times, time.Since(start))
+	}
+	return times, nil
+}
