@@ -43,7 +43,10 @@ func decimal(raw []byte) (mant uint64, frac int, neg, ok bool) {
 // the rest go to strconv.
 func parseFloat64(raw []byte) (float64, error) {
 	if mant, frac, neg, ok := decimal(raw); ok {
-		f := float64(mant) / float64pow10[frac]
+		f := float64(mant)
+		if frac > 0 {
+			f /= float64pow10[frac]
+		}
 		if neg {
 			f = -f
 		}
@@ -56,7 +59,10 @@ func parseFloat64(raw []byte) (float64, error) {
 // rounding once (never through float64).
 func parseFloat32(raw []byte) (float32, error) {
 	if mant, frac, neg, ok := decimal(raw); ok && mant < 1<<24 && frac < len(float32pow10) {
-		f := float32(mant) / float32pow10[frac]
+		f := float32(mant)
+		if frac > 0 {
+			f /= float32pow10[frac]
+		}
 		if neg {
 			f = -f
 		}
@@ -100,7 +106,7 @@ func appendShortDecimal(dst []byte, f float64, bits int) ([]byte, bool) {
 			if m32 >= 1e6 {
 				return dst, false
 			}
-			if m32 != float32(math.Trunc(float64(m32))) {
+			if m32 != float32(uint32(m32)) { // below 1e6: the conversion truncates exactly
 				continue
 			}
 			if m32/float32pow10[k] != float32(a) {
@@ -112,7 +118,7 @@ func appendShortDecimal(dst []byte, f float64, bits int) ([]byte, bool) {
 			if m >= 1e15 {
 				return dst, false
 			}
-			if m != math.Trunc(m) {
+			if m != float64(uint64(m)) { // below 1e15: the conversion truncates exactly
 				continue
 			}
 			if m/float64pow10[k] != a {

@@ -146,7 +146,7 @@ func (s *Server) answer(ctx context.Context, r *request, dst []byte) ([]byte, in
 	if s.cfg.observer != nil {
 		began = time.Now()
 	}
-	dst, err := s.invoke(ctx, e, r.args, dst)
+	dst, err := s.invoke(ctx, e, &r.args, dst)
 	code := 0
 	if err != nil {
 		rpcErr := asError(err)
@@ -172,7 +172,7 @@ func (s *Server) answer(ctx context.Context, r *request, dst []byte) ([]byte, in
 }
 
 // invoke calls the method, turning a panic into -32603.
-func (s *Server) invoke(ctx context.Context, e *entry, params callParams, dst []byte) (out []byte, err error) {
+func (s *Server) invoke(ctx context.Context, e *entry, params *callParams, dst []byte) (out []byte, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			if s.cfg.onPanic != nil {
@@ -181,7 +181,7 @@ func (s *Server) invoke(ctx context.Context, e *entry, params callParams, dst []
 			out, err = dst, &Error{Code: CodeInternalError, Message: "Internal error"}
 		}
 	}()
-	return e.call(ctx, params, dst)
+	return e.call(ctx, *params, dst)
 }
 
 // appendErrorAnswer appends an error answer; a nil e is -32600.

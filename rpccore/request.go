@@ -39,67 +39,85 @@ func (r *request) isNotification() bool {
 }
 
 // requestObject validates the object at the scanner's position (a '{') and
-// fills r from its members. It returns false when the JSON is invalid.
+// fills r from its members. It returns false when the JSON is invalid. It
+// keeps its place in a local offset, handing it to the scanner only for
+// values it does not read itself.
 func (s *scanner) requestObject(r *request) bool {
 	if !s.enter() {
 		return false
 	}
+	buf, i := s.buf, s.pos
 	var versionOK, hasMethod bool
 	// Most clients put the version first, written just so.
-	if len(s.buf)-s.pos > len(canonicalVersion) && string(s.buf[s.pos:s.pos+len(canonicalVersion)]) == canonicalVersion {
-		s.pos += len(canonicalVersion)
+	if len(buf)-i > len(canonicalVersion) && string(buf[i:i+len(canonicalVersion)]) == canonicalVersion {
+		i = skipSpaceAt(buf, i+len(canonicalVersion))
 		versionOK = true
-		if s.peek() != '"' { // the comma promised another member
-			return s.fail()
-		}
-	}
-	if s.peek() == '}' {
-		s.pos++
+	} else if i = skipSpaceAt(buf, i); i < len(buf) && buf[i] == '}' {
+		s.pos = i + 1
 		s.depth--
 		r.invalid = true
 		return true
 	}
 	for {
-		if s.peek() != '"' {
+		if i >= len(buf) || buf[i] != '"' {
+			s.pos = i
 			return s.fail()
 		}
-		key, n := compactKey(s.buf[s.pos:])
+		key, n := compactKey(buf[i:])
 		if n > 0 {
-			s.pos += n
+			i += n
 		} else {
-			keyStart := s.pos
-			keyEscaped, ok := s.str()
+			end, keyEscaped, ok := scanString(buf, i)
 			if !ok {
-				return false
+				s.pos = end
+				return s.fail()
 			}
-			name := s.buf[keyStart+1 : s.pos-1]
+			name := buf[i+1 : end-1]
 			if keyEscaped {
 				var scratch [32]byte
 				name = unescapeInto(scratch[:0], name)
 			}
 			key = keyOf(name)
-			if s.peek() != ':' {
+			if i = skipSpaceAt(buf, end); i >= len(buf) || buf[i] != ':' {
+				s.pos = i
 				return s.fail()
 			}
-			s.pos++
+			i++
 		}
-		first := s.peek()
-		valStart := s.pos
+		if i = skipSpaceAt(buf, i); i >= len(buf) {
+			s.pos = i
+			return s.fail()
+		}
+		first := buf[i]
+		valStart := i
 		valEscaped := false
 		switch {
 		case first == '"':
 			var ok bool
-			if valEscaped, ok = s.str(); !ok {
-				return false
+			if i, valEscaped, ok = scanString(buf, i); !ok {
+				s.pos = i
+				return s.fail()
+			}
+		case first >= '0' && first <= '9' || first == '-':
+			var ok bool
+			if i, ok = scanNumber(buf, i); !ok {
+				s.pos = i
+				return s.fail()
 			}
 		case first == '[' && key == keyParams:
+			s.pos = i
 			if !s.array(&r.args) {
 				return false
 			}
-		case !s.value():
-			return s.fail()
+			i = s.pos
+		default:
+			s.pos = i
+			if !s.value() {
+				return s.fail()
+			}
+			i = s.pos
 		}
-		val := s.buf[valStart:s.pos]
+		val := buf[valStart:i]
 		switch key {
 		case keyJSONRPC:
 			versionOK = isVersion20(val)
@@ -120,22 +138,25 @@ func (s *scanner) requestObject(r *request) bool {
 		case keyError:
 			r.errVal = val
 		}
-		switch s.peek() {
-		case ',':
-			s.pos++
-		case '}':
-			s.pos++
-			s.depth--
-			if p := r.args.raw; p != nil && p[0] != '[' && p[0] != '{' {
-				r.invalid = true
+		if i = skipSpaceAt(buf, i); i < len(buf) {
+			switch buf[i] {
+			case ',':
+				i = skipSpaceAt(buf, i+1)
+				continue
+			case '}':
+				s.pos = i + 1
+				s.depth--
+				if p := r.args.raw; p != nil && p[0] != '[' && p[0] != '{' {
+					r.invalid = true
+				}
+				if !versionOK || !hasMethod || r.badID {
+					r.invalid = true
+				}
+				return true
 			}
-			if !versionOK || !hasMethod || r.badID {
-				r.invalid = true
-			}
-			return true
-		default:
-			return s.fail()
 		}
+		s.pos = i
+		return s.fail()
 	}
 }
 

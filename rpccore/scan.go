@@ -129,42 +129,67 @@ func (s *scanner) object() bool {
 
 // array validates an array; the next byte is '['. When p is not nil it
 // counts the elements and records where the first ones lie, relative to
-// the array's start.
+// the array's start. Numbers and strings, the usual elements, are read
+// here; other values through value.
 func (s *scanner) array(p *callParams) bool {
 	start := s.pos
 	if !s.enter() {
 		return false
 	}
+	buf := s.buf
+	i := skipSpaceAt(buf, s.pos)
 	if p != nil {
 		p.n = 0
 	}
-	if s.peek() == ']' {
-		s.pos++
+	if i < len(buf) && buf[i] == ']' {
+		s.pos = i + 1
 		s.depth--
 		return true
 	}
+	n := 0
 	for {
-		s.skipSpace()
-		at := s.pos
-		if !s.value() {
+		at := i
+		if i >= len(buf) {
+			s.pos = i
+			return s.fail()
+		}
+		var ok bool
+		switch c := buf[i]; {
+		case c == '"':
+			i, _, ok = scanString(buf, i)
+		case c >= '0' && c <= '9' || c == '-':
+			i, ok = scanNumber(buf, i)
+		default:
+			s.pos = i
+			ok = s.value()
+			i = s.pos
+		}
+		if !ok {
+			s.pos = i
 			return s.fail()
 		}
 		if p != nil {
-			if p.n < len(p.at) {
-				p.at[p.n] = [2]int32{int32(at - start), int32(s.pos - start)}
+			if n < len(p.at) {
+				p.at[n] = [2]int32{int32(at - start), int32(i - start)}
 			}
-			p.n++
+			n++
 		}
-		switch s.peek() {
-		case ',':
-			s.pos++
-		case ']':
-			s.pos++
-			s.depth--
-			return true
-		default:
-			return s.fail()
+		if i = skipSpaceAt(buf, i); i < len(buf) {
+			switch buf[i] {
+			case ',':
+				i = skipSpaceAt(buf, i+1)
+				continue
+			case ']':
+				s.pos = i + 1
+				s.depth--
+				if p != nil {
+					p.n = n
+				}
+				return true
+			}
 		}
+		s.pos = i
+		return s.fail()
 	}
 }
 
@@ -180,8 +205,19 @@ func (s *scanner) literal(w string) bool {
 // str validates a string starting at '"' and reports whether it held a
 // backslash escape. On return pos is just past the closing quote.
 func (s *scanner) str() (escaped bool, ok bool) {
-	buf := s.buf
-	i := s.pos + 1
+	end, escaped, ok := scanString(s.buf, s.pos)
+	s.pos = end
+	if !ok {
+		s.bad = true
+	}
+	return escaped, ok
+}
+
+// scanString validates the string starting at buf[i] == '"'. It returns
+// the offset just past the closing quote (or where it went wrong) and
+// whether the string held a backslash escape.
+func scanString(buf []byte, i int) (end int, escaped, ok bool) {
+	i++
 	for {
 		// Fast path: plain bytes, eight at a time, then one by one.
 		for i+8 <= len(buf) {
@@ -195,49 +231,52 @@ func (s *scanner) str() (escaped bool, ok bool) {
 			i++
 		}
 		if i >= len(buf) {
-			s.pos = i
-			return false, s.fail()
+			return i, false, false
 		}
 		switch c := buf[i]; {
 		case c == '"':
-			s.pos = i + 1
-			return escaped, true
+			return i + 1, escaped, true
 		case c == '\\':
 			escaped = true
 			if i+1 >= len(buf) {
-				s.pos = i
-				return false, s.fail()
+				return i, false, false
 			}
 			switch buf[i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i += 2
 			case 'u':
 				if i+6 > len(buf) || !isHex(buf[i+2]) || !isHex(buf[i+3]) || !isHex(buf[i+4]) || !isHex(buf[i+5]) {
-					s.pos = i
-					return false, s.fail()
+					return i, false, false
 				}
 				i += 6
 			default:
-				s.pos = i
-				return false, s.fail()
+				return i, false, false
 			}
 		default: // control character
-			s.pos = i
-			return false, s.fail()
+			return i, false, false
 		}
 	}
 }
 
 // number validates a number per the JSON grammar.
 func (s *scanner) number() bool {
-	buf := s.buf
-	i := s.pos
+	end, ok := scanNumber(s.buf, s.pos)
+	if !ok {
+		return s.fail()
+	}
+	s.pos = end
+	return true
+}
+
+// scanNumber validates the number starting at buf[i] and returns the
+// offset just past it.
+func scanNumber(buf []byte, i int) (end int, ok bool) {
 	if i < len(buf) && buf[i] == '-' {
 		i++
 	}
 	switch {
 	case i >= len(buf):
-		return s.fail()
+		return i, false
 	case buf[i] == '0':
 		i++
 	case buf[i] >= '1' && buf[i] <= '9':
@@ -246,12 +285,12 @@ func (s *scanner) number() bool {
 			i++
 		}
 	default:
-		return s.fail()
+		return i, false
 	}
 	if i < len(buf) && buf[i] == '.' {
 		i++
 		if i >= len(buf) || !isDigit(buf[i]) {
-			return s.fail()
+			return i, false
 		}
 		for i < len(buf) && isDigit(buf[i]) {
 			i++
@@ -263,14 +302,21 @@ func (s *scanner) number() bool {
 			i++
 		}
 		if i >= len(buf) || !isDigit(buf[i]) {
-			return s.fail()
+			return i, false
 		}
 		for i < len(buf) && isDigit(buf[i]) {
 			i++
 		}
 	}
-	s.pos = i
-	return true
+	return i, true
+}
+
+// skipSpaceAt returns the offset of the first non-space byte at or after i.
+func skipSpaceAt(buf []byte, i int) int {
+	for i < len(buf) && buf[i] <= ' ' && isSpace(buf[i]) {
+		i++
+	}
+	return i
 }
 
 // specialBytes marks, with the high bit of each byte, the bytes of w
