@@ -107,11 +107,12 @@ func (c *Conn) InterruptRead() {
 // returns, and every later one fails.
 func (c *Conn) InterruptWrite() { c.cork.interruptWrites() }
 
-// WriteMessage implements rpccore.MessageConn: the message is held until
-// Flush.
+// WriteMessage implements rpccore.MessageConn: the message is framed here,
+// as one text frame, and held until Flush. (The library's writer would
+// take two of its channel-based locks per message; framing a server's
+// unmasked frame is a few bytes.)
 func (c *Conn) WriteMessage(_ context.Context, msg []byte) error {
-	c.cork.cork()
-	return c.ws.Write(context.Background(), websocket.MessageText, msg)
+	return c.cork.holdTextFrame(msg)
 }
 
 // Flush implements rpccore.MessageConn. It writes unless ctx has ended,

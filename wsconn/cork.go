@@ -6,6 +6,7 @@ package wsconn
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"net"
 	"sync"
@@ -25,11 +26,12 @@ var heldBuffers = sync.Pool{New: func() any {
 // no read buffer where the platform allows (see borrowingReader).
 type corkConn struct {
 	net.Conn
-	reader  *borrowingReader
-	mu      sync.Mutex
-	corked  bool
-	held    *[]byte     // borrowed from heldBuffers while writes are held
-	stopped atomic.Bool // interruptWrites was called
+	reader    *borrowingReader
+	mu        sync.Mutex
+	corked    bool
+	held      *[]byte     // borrowed from heldBuffers while writes are held
+	stopped   atomic.Bool // interruptWrites was called
+	closeSent bool        // the library wrote a close frame: no data may follow
 }
 
 // newCorkConn wraps conn; early holds what the client sent before the
@@ -41,10 +43,17 @@ func newCorkConn(conn net.Conn, early []byte) *corkConn {
 // Read implements net.Conn.
 func (c *corkConn) Read(p []byte) (int, error) { return c.reader.Read(p) }
 
-// Write implements net.Conn.
+// closeFrame is the first byte of a close frame (FIN, opcode 8).
+const closeFrame = 0x88
+
+// Write implements net.Conn. The WebSocket library writes through it, and
+// only control frames (holdTextFrame writes the data), each in one call.
 func (c *corkConn) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if len(p) > 0 && p[0] == closeFrame {
+		c.closeSent = true
+	}
 	if c.corked {
 		if c.held == nil {
 			c.held = heldBuffers.Get().(*[]byte)
@@ -55,11 +64,32 @@ func (c *corkConn) Write(p []byte) (int, error) {
 	return c.Conn.Write(p)
 }
 
-// cork starts holding writes.
-func (c *corkConn) cork() {
+// holdTextFrame corks the connection and adds msg to what it holds as one
+// final, unmasked text frame (RFC 6455, section 5.2: the opcode byte, then
+// the length in 7, 16 or 64 bits). Frames the WebSocket library writes
+// meanwhile (pongs, closes) come whole, in one Write each, so frames never
+// interleave.
+func (c *corkConn) holdTextFrame(msg []byte) error {
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closeSent {
+		return net.ErrClosed
+	}
 	c.corked = true
-	c.mu.Unlock()
+	if c.held == nil {
+		c.held = heldBuffers.Get().(*[]byte)
+	}
+	b := append(*c.held, 0x80|0x1) // FIN, text
+	switch n := len(msg); {
+	case n < 126:
+		b = append(b, byte(n))
+	case n <= 0xFFFF:
+		b = append(b, 126, byte(n>>8), byte(n))
+	default:
+		b = binary.BigEndian.AppendUint64(append(b, 127), uint64(n))
+	}
+	*c.held = append(b, msg...)
+	return nil
 }
 
 // maxHeldKept bounds the buffer returned to the pool after a flush.

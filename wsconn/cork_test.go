@@ -1,22 +1,23 @@
 package wsconn
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
+	"strings"
 	"testing"
 	"time"
 )
 
-func TestCorkHoldsWritesUntilUncorked(t *testing.T) {
+func TestHeldFramesWaitForTheFlush(t *testing.T) {
 	server, client := tcpPair(t)
 	c := newCorkConn(server, nil)
-	c.cork()
-	c.Write([]byte("one "))
-	c.Write([]byte("two"))
+	c.holdTextFrame([]byte("one"))
+	c.holdTextFrame([]byte("two"))
 	client.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
 	if n, _ := client.Read(make([]byte, 16)); n != 0 {
-		t.Fatal("corked writes reached the network")
+		t.Fatal("held frames reached the network")
 	}
 	if err := c.uncork(context.Background(), time.Second); err != nil {
 		t.Fatal(err)
@@ -25,17 +26,38 @@ func TestCorkHoldsWritesUntilUncorked(t *testing.T) {
 		t.Fatal("the write buffer is kept between flushes")
 	}
 	client.SetReadDeadline(time.Now().Add(time.Second))
-	got := make([]byte, 7)
-	if _, err := io.ReadFull(client, got); err != nil || string(got) != "one two" {
+	got := make([]byte, 10)
+	if _, err := io.ReadFull(client, got); err != nil || string(got) != "\x81\x03one\x81\x03two" {
 		t.Fatalf("read %q, %v", got, err)
+	}
+}
+
+func TestTextFrameHeaders(t *testing.T) {
+	for _, tt := range []struct {
+		size   int
+		header string
+	}{
+		{0, "\x81\x00"},
+		{125, "\x81\x7d"},
+		{126, "\x81\x7e\x00\x7e"},
+		{65535, "\x81\x7e\xff\xff"},
+		{65536, "\x81\x7f\x00\x00\x00\x00\x00\x01\x00\x00"},
+	} {
+		server, _ := tcpPair(t)
+		c := newCorkConn(server, nil)
+		msg := []byte(strings.Repeat("x", tt.size))
+		c.holdTextFrame(msg)
+		want := append([]byte(tt.header), msg...)
+		if !bytes.Equal(*c.held, want) {
+			t.Errorf("%d bytes: frame starts %q, want %q", tt.size, (*c.held)[:min(len(*c.held), 10)], tt.header)
+		}
 	}
 }
 
 func TestInterruptWritesEndsABlockedFlush(t *testing.T) {
 	server, _ := tcpPair(t) // the client never reads
 	c := newCorkConn(server, nil)
-	c.cork()
-	c.Write(make([]byte, 16<<20)) // more than the socket buffers take
+	c.holdTextFrame(make([]byte, 16<<20)) // more than the socket buffers take
 	done := make(chan error, 1)
 	go func() { done <- c.uncork(context.Background(), time.Minute) }()
 	time.Sleep(50 * time.Millisecond)
@@ -48,9 +70,19 @@ func TestInterruptWritesEndsABlockedFlush(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the flush was not interrupted")
 	}
-	c.cork()
-	c.Write([]byte("later"))
+	c.holdTextFrame([]byte("later"))
 	if err := c.uncork(context.Background(), time.Minute); !errors.Is(err, errWritesInterrupted) {
 		t.Fatalf("a flush after the interruption returned %v", err)
+	}
+}
+
+func TestNoDataFrameAfterAClose(t *testing.T) {
+	server, _ := tcpPair(t)
+	c := newCorkConn(server, nil)
+	if _, err := c.Write([]byte{closeFrame, 2, 0x03, 0xe9}); err != nil { // close 1001, as the library writes it
+		t.Fatal(err)
+	}
+	if err := c.holdTextFrame([]byte("late")); err == nil {
+		t.Fatal("a data frame was accepted after the close frame")
 	}
 }

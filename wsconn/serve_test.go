@@ -289,3 +289,17 @@ func TestMessageSentWithTheHandshake(t *testing.T) {
 		t.Fatalf("got %q, want %q", got, want)
 	}
 }
+
+func TestAnswersOfEveryFrameLength(t *testing.T) {
+	url, _, _ := server(t, wsconn.Options{}, rpccore.PeerConfig{})
+	c := dial(t, url)
+	// StringMe echoes its string: answers around the 7-, 16- and 64-bit
+	// frame lengths.
+	for _, n := range []int{1, 100, 126, 65000, 65536, 200000} {
+		s := strings.Repeat("y", n)
+		write(t, c, fmt.Sprintf(`{"jsonrpc":"2.0","method":"StringMe","params":[%q],"id":%d}`, s, n))
+		if a := read(t, c); a["result"] != s || a["id"] != float64(n) {
+			t.Fatalf("answer to a %d-byte string: %.80v", n, a)
+		}
+	}
+}
