@@ -24,6 +24,17 @@ var fuzzSeeds = []string{
 	`[{"jsonrpc":"2.0","method":"addInt","params":[9223372036854775807,1],"id":2}]`,
 	`{"jsonrpc": "2.0", "method": "foobar, "params": "bar", "baz]`,
 	`[]`, `[1]`, `{}`, `null`, ` `, `"\u12"`, `{"a":tru}`, "[\"\xff\"]",
+	// The canonical layout the reader takes a shorter way through, and
+	// near misses of it.
+	`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`,
+	`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1 }`,
+	`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":true}`,
+	`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":"a","method":"addInt"}`,
+	`{"jsonrpc":"2.0","method":"add","params":[1,2],"params":[3],"id":-0}`,
+	`{"jsonrpc":"2.0","method":"add","id":1,"params":[1,2]}`,
+	`{"jsonrpc":"2.0","method":"add"}`,
+	`{"jsonrpc":"2.0","method":"add","params":[]}`,
+	`{"jsonrpc":"2.0","method":"a\"dd","params":[1,2],"id":1}`,
 }
 
 // fuzzServer answers with the demo methods, plus ones that panic, fail and
@@ -51,6 +62,15 @@ func FuzzProcess(f *testing.F) {
 	s := fuzzServer(f)
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		out := s.Process(context.Background(), doc, nil)
+		// The canonical layout is read a shorter way; with a space after
+		// the brace the same object is read the general way, and must get
+		// the same answer.
+		if spaced, ok := strings.CutPrefix(string(doc), `{"jsonrpc":"2.0",`); ok {
+			general := s.Process(context.Background(), []byte(`{ "jsonrpc":"2.0",`+spaced), nil)
+			if string(general) != string(out) {
+				t.Fatalf("%q answered %q, but %q when read the general way", doc, out, general)
+			}
+		}
 		if len(out) == 0 {
 			if !json.Valid(doc) {
 				t.Fatalf("invalid JSON got no answer: %q", doc)

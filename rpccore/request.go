@@ -52,6 +52,53 @@ func (s *scanner) requestObject(r *request) bool {
 	if len(buf)-i > len(canonicalVersion) && string(buf[i:i+len(canonicalVersion)]) == canonicalVersion {
 		i = skipSpaceAt(buf, i+len(canonicalVersion))
 		versionOK = true
+		// And the method next, also written just so.
+		if len(buf)-i > len(canonicalMethod) && string(buf[i:i+len(canonicalMethod)]) == canonicalMethod {
+			end, escaped, ok := scanString(buf, i+len(canonicalMethod)-1)
+			if !ok {
+				s.pos = end
+				return s.fail()
+			}
+			r.named, hasMethod = true, true
+			r.method, r.escaped = buf[i+len(canonicalMethod):end-1], escaped
+			if i = skipSpaceAt(buf, end); i < len(buf) && buf[i] == '}' {
+				return s.closeRequest(r, i, versionOK, hasMethod)
+			} else if i >= len(buf) || buf[i] != ',' {
+				s.pos = i
+				return s.fail()
+			}
+			i = skipSpaceAt(buf, i+1)
+			// Then params (an array) and id, in that order.
+			if len(buf)-i > len(canonicalParams) && string(buf[i:i+len(canonicalParams)]) == canonicalParams {
+				start := i + len(canonicalParams) - 1
+				s.pos = start
+				if !s.array(&r.args) {
+					return false
+				}
+				r.args.raw = buf[start:s.pos]
+				if i = skipSpaceAt(buf, s.pos); i < len(buf) && buf[i] == '}' {
+					return s.closeRequest(r, i, versionOK, hasMethod)
+				} else if i >= len(buf) || buf[i] != ',' {
+					s.pos = i
+					return s.fail()
+				}
+				i = skipSpaceAt(buf, i+1)
+			}
+			if len(buf)-i > len(canonicalID) && string(buf[i:i+len(canonicalID)]) == canonicalID {
+				start, end, ok := i+len(canonicalID), 0, false
+				switch c := buf[start]; {
+				case c >= '0' && c <= '9' || c == '-':
+					end, ok = scanNumber(buf, start)
+				case c == '"':
+					end, _, ok = scanString(buf, start)
+				}
+				if ok && end < len(buf) && buf[end] == '}' {
+					r.id = buf[start:end]
+					return s.closeRequest(r, end, versionOK, hasMethod)
+				}
+				// Anything else is read again below, the general way.
+			}
+		}
 	} else if i = skipSpaceAt(buf, i); i < len(buf) && buf[i] == '}' {
 		s.pos = i + 1
 		s.depth--
@@ -144,20 +191,26 @@ func (s *scanner) requestObject(r *request) bool {
 				i = skipSpaceAt(buf, i+1)
 				continue
 			case '}':
-				s.pos = i + 1
-				s.depth--
-				if p := r.args.raw; p != nil && p[0] != '[' && p[0] != '{' {
-					r.invalid = true
-				}
-				if !versionOK || !hasMethod || r.badID {
-					r.invalid = true
-				}
-				return true
+				return s.closeRequest(r, i, versionOK, hasMethod)
 			}
 		}
 		s.pos = i
 		return s.fail()
 	}
+}
+
+// closeRequest ends the request object at buf[i] == '}', deciding whether
+// it is a valid Request.
+func (s *scanner) closeRequest(r *request, i int, versionOK, hasMethod bool) bool {
+	s.pos = i + 1
+	s.depth--
+	if p := r.args.raw; p != nil && p[0] != '[' && p[0] != '{' {
+		r.invalid = true
+	}
+	if !versionOK || !hasMethod || r.badID {
+		r.invalid = true
+	}
+	return true
 }
 
 // memberKey names the members of Request and Response objects.
@@ -218,6 +271,18 @@ func compactKey(b []byte) (key memberKey, n int) {
 // canonicalVersion is the version member as nearly every client writes it,
 // at the start of the object.
 const canonicalVersion = `"jsonrpc":"2.0",`
+
+// canonicalMethod is the start of the method member as most clients write
+// it, after the version: up to the name's opening quote.
+const canonicalMethod = `"method":"`
+
+// canonicalParams and canonicalID start the members that most clients
+// write next, in this order: up to the array's bracket, up to the id's
+// value.
+const (
+	canonicalParams = `"params":[`
+	canonicalID     = `"id":`
+)
 
 // isVersion20 reports whether the raw value is the string "2.0", in any
 // escaped spelling.
