@@ -225,7 +225,10 @@ func colour(role string, i int) color.Color {
 	switch role {
 	case schema.Ours:
 		return color.RGBA{R: 0xd9, G: 0x5f, B: 0x02, A: 0xff}
-	case schema.Ceiling:
+	case schema.Ceiling: // two shades, so that neighbouring ceilings differ
+		if i%2 == 1 {
+			return color.RGBA{R: 0x99, G: 0x99, B: 0x99, A: 0xff}
+		}
 		return color.RGBA{R: 0x55, G: 0x55, B: 0x55, A: 0xff}
 	case schema.Baseline:
 		return color.RGBA{R: 0xf4, G: 0xb3, B: 0x7a, A: 0xff}
