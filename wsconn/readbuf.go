@@ -18,8 +18,8 @@ var readBuffers = sync.Pool{New: func() any {
 
 // borrowingReader reads conn. Where the connection has a file descriptor
 // (plain TCP on Unix), it borrows a buffer only once the descriptor is
-// readable, so waiting costs no buffer; elsewhere (TLS) it holds one while
-// it waits.
+// readable, so waiting costs no buffer; elsewhere (TLS, which buffers a
+// record itself) it reads straight into the caller's buffer.
 type borrowingReader struct {
 	conn     net.Conn
 	raw      syscall.RawConn // nil where reading the descriptor directly is not possible
@@ -45,6 +45,9 @@ func (r *borrowingReader) Read(p []byte) (int, error) {
 		return 0, nil
 	}
 	if len(r.unread) == 0 {
+		if r.raw == nil {
+			return r.conn.Read(p)
+		}
 		if err := r.fill(); err != nil {
 			return 0, err
 		}
@@ -59,14 +62,7 @@ func (r *borrowingReader) Read(p []byte) (int, error) {
 
 // fill reads at least one byte into a borrowed buffer.
 func (r *borrowingReader) fill() error {
-	var n int
-	var err error
-	if r.raw != nil {
-		n, err = r.readRaw()
-	} else {
-		r.borrowed = readBuffers.Get().(*[]byte)
-		n, err = r.conn.Read(*r.borrowed)
-	}
+	n, err := r.readRaw()
 	if n <= 0 {
 		r.giveBack()
 		if err == nil {
