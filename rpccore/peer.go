@@ -276,6 +276,9 @@ func (p *Peer) readLoop(stop <-chan struct{}) error {
 	ctx := context.WithValue(p.ctx, docStateKey{}, batch)
 	var msg []byte
 	for {
+		if cap(msg) > maxKeptMessage {
+			msg = nil // a large message's buffer is not kept for the next
+		}
 		var err error
 		msg, err = p.conn.ReadMessage(p.ctx, msg[:0])
 		if err != nil {
@@ -291,9 +294,6 @@ func (p *Peer) readLoop(stop <-chan struct{}) error {
 		answer, deferred := p.srv.process(ctx, msg, (*out)[:0], nil, in)
 		if !deferred {
 			p.sendAnswer(out, answer, batch)
-			if cap(msg) > maxKeptMessage {
-				msg = nil
-			}
 			continue
 		}
 		putBuffer(out)
@@ -312,9 +312,6 @@ func (p *Peer) readLoop(stop <-chan struct{}) error {
 		p.running.Add(1)
 		p.spawnMu.Unlock()
 		go p.runDeferred(append([]byte(nil), msg...))
-		if cap(msg) > maxKeptMessage {
-			msg = nil
-		}
 	}
 }
 

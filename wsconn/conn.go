@@ -186,7 +186,7 @@ func (k *keepAlive) check() {
 
 // Buffer sizes of a connection.
 const (
-	frameBufferSize = 256  // the library's own read and write buffers
+	frameBufferSize = 256  // the library's own read and write buffers; a control frame (at most 131 bytes) fits whole
 	readBufferSize  = 4096 // a borrowed read buffer: many small pipelined messages per read
 )
 
@@ -209,8 +209,10 @@ func (w *corkingWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	// What the client sent right after its request is read first.
 	early, _ := brw.Reader.Peek(brw.Reader.Buffered())
 	w.conn = newCorkConn(raw, bytes.Clone(early))
-	// The library reads frames and writes headers through small buffers
-	// of its own; the corkConn lends the large ones only while in use.
+	// The library reads frames, and writes its control frames, through
+	// small buffers of its own (each control frame reaches the corkConn in
+	// one Write, which holdTextFrame relies on); the corkConn lends the
+	// large buffers only while they are in use.
 	return w.conn, bufio.NewReadWriter(bufio.NewReaderSize(w.conn, frameBufferSize), bufio.NewWriterSize(w.conn, frameBufferSize)), nil
 }
 
