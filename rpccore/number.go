@@ -136,21 +136,49 @@ func appendFixed(dst []byte, neg bool, mant uint64, frac int) []byte {
 		mant /= 10
 		frac--
 	}
-	// Digits from the right, with the point and leading zeros in place.
+	// Digits from the right, two at a time, with the point and leading
+	// zeros in place.
 	var buf [24]byte
 	i := len(buf)
-	for written := 0; mant > 0 || written <= frac; written++ {
-		if written == frac && frac > 0 {
+	if frac > 0 {
+		for ; frac >= 2; frac -= 2 {
+			i -= 2
+			putDigitPair(buf[i:], mant%100)
+			mant /= 100
+		}
+		if frac == 1 {
 			i--
-			buf[i] = '.'
+			buf[i] = byte('0' + mant%10)
+			mant /= 10
 		}
 		i--
-		buf[i] = byte('0' + mant%10)
-		mant /= 10
+		buf[i] = '.'
+	}
+	for mant >= 100 {
+		i -= 2
+		putDigitPair(buf[i:], mant%100)
+		mant /= 100
+	}
+	if mant >= 10 {
+		i -= 2
+		putDigitPair(buf[i:], mant)
+	} else {
+		i--
+		buf[i] = byte('0' + mant)
 	}
 	if neg {
 		i--
 		buf[i] = '-'
 	}
 	return append(dst, buf[i:]...)
+}
+
+// digitPairs holds "00" to "99".
+const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
+	"4041424344454647484950515253545556575859606162636465666768697071727374757677787980818283848586878889" +
+	"90919293949596979899"
+
+// putDigitPair writes the two digits of n < 100 to b.
+func putDigitPair(b []byte, n uint64) {
+	b[0], b[1] = digitPairs[2*n], digitPairs[2*n+1]
 }
