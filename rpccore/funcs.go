@@ -12,7 +12,7 @@ func Func0[R any](fn func(context.Context) (R, error)) *Method {
 	m := newMethod()
 	enc := encoderFor[R]()
 	m.call = func(ctx context.Context, params callParams, dst []byte) ([]byte, error) {
-		if err := m.split(params, nil); err != nil {
+		if err := m.split(&params, nil); err != nil {
 			return dst, err
 		}
 		r, err := fn(ctx)
@@ -30,7 +30,7 @@ func Func1[A, R any](fn func(context.Context, A) (R, error), name string) *Metho
 	da, enc := decoderFor[A](), encoderFor[R]()
 	m.call = func(ctx context.Context, params callParams, dst []byte) ([]byte, error) {
 		var raw [1][]byte
-		if err := m.split(params, raw[:]); err != nil {
+		if err := m.split(&params, raw[:]); err != nil {
 			return dst, err
 		}
 		a, err := decodeParam(m, 0, raw[0], da)
@@ -52,7 +52,7 @@ func Func2[A, B, R any](fn func(context.Context, A, B) (R, error), nameA, nameB 
 	da, db, enc := decoderFor[A](), decoderFor[B](), encoderFor[R]()
 	m.call = func(ctx context.Context, params callParams, dst []byte) ([]byte, error) {
 		var raw [2][]byte
-		if err := m.split(params, raw[:]); err != nil {
+		if err := m.split(&params, raw[:]); err != nil {
 			return dst, err
 		}
 		a, err := decodeParam(m, 0, raw[0], da)
@@ -78,7 +78,7 @@ func Func3[A, B, C, R any](fn func(context.Context, A, B, C) (R, error), nameA, 
 	da, db, dc, enc := decoderFor[A](), decoderFor[B](), decoderFor[C](), encoderFor[R]()
 	m.call = func(ctx context.Context, params callParams, dst []byte) ([]byte, error) {
 		var raw [3][]byte
-		if err := m.split(params, raw[:]); err != nil {
+		if err := m.split(&params, raw[:]); err != nil {
 			return dst, err
 		}
 		a, err := decodeParam(m, 0, raw[0], da)
@@ -108,7 +108,7 @@ func Func4[A, B, C, D, R any](fn func(context.Context, A, B, C, D) (R, error), n
 	da, db, dc, dd, enc := decoderFor[A](), decoderFor[B](), decoderFor[C](), decoderFor[D](), encoderFor[R]()
 	m.call = func(ctx context.Context, params callParams, dst []byte) ([]byte, error) {
 		var raw [4][]byte
-		if err := m.split(params, raw[:]); err != nil {
+		if err := m.split(&params, raw[:]); err != nil {
 			return dst, err
 		}
 		a, err := decodeParam(m, 0, raw[0], da)
@@ -177,7 +177,7 @@ func Variadic[E, R any](fn func(context.Context, []E) (R, error), name string) *
 			list := params.raw
 			if list[0] == '{' {
 				var raw [1][]byte
-				if err := m.split(params, raw[:]); err != nil {
+				if err := m.split(&params, raw[:]); err != nil {
 					return dst, err
 				}
 				list = raw[0]

@@ -104,7 +104,7 @@ func (m *Method) Blocking() *Method {
 // split sorts the raw params into raw, one slot per declared param (nil for
 // absent), for positional (array) and named (object) params alike, and
 // checks the count, the names and the required params.
-func (m *Method) split(p callParams, raw [][]byte) error {
+func (m *Method) split(p *callParams, raw [][]byte) error {
 	params := p.raw
 	if params == nil {
 		return m.checkRequired(raw)

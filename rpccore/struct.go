@@ -25,7 +25,7 @@ func Struct[P, R any](fn func(context.Context, P) (R, error)) *Method {
 	enc := encoderFor[R]()
 	m.call = func(ctx context.Context, params callParams, dst []byte) ([]byte, error) {
 		raw := make([][]byte, len(m.params))
-		if err := m.split(params, raw); err != nil {
+		if err := m.split(&params, raw); err != nil {
 			return dst, err
 		}
 		var p P
