@@ -1,0 +1,256 @@
+// Package pending is the table of calls that one side of a JSON-RPC
+// connection has sent and whose answers it awaits: the server's calls to a
+// client over a peer connection, and a client's calls to a server. It
+// hands out ids, matches each answer to its call by id, lets a caller give
+// up, and fails every waiting call when the connection ends.
+//
+// It knows nothing of JSON-RPC beyond ids: an answer is handed over as the
+// raw result and error members, copied, for the caller to decode.
+package pending
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"sync"
+)
+
+// ErrClosed is what a call gets from a table closed without a reason.
+var ErrClosed = errors.New("pending: connection closed")
+
+// Table holds the calls awaiting answers. Its zero value is not ready: use
+// New. It is safe for concurrent use.
+type Table struct {
+	prefix string // ids are JSON strings "<prefix><n>" when set, integers otherwise
+
+	mu     sync.Mutex
+	next   uint64
+	calls  map[uint64]*Call
+	closed error // set once Close has been called
+}
+
+// New returns an empty table. Its ids are the JSON strings "<prefix>1",
+// "<prefix>2", ... when prefix is not empty, and the integers 1, 2, ...
+// when it is.
+func New(prefix string) *Table {
+	return &Table{prefix: prefix, calls: map[uint64]*Call{}}
+}
+
+// Call is one call awaiting its answer. After Wait returns, the caller
+// reads the answer and then hands the Call back with Release.
+type Call struct {
+	table *Table
+	n     uint64
+	id    []byte        // the id as JSON text
+	done  chan struct{} // holds one token once the call is resolved
+
+	// Set, under the table's lock, when the call is resolved.
+	resolved bool
+	result   []byte
+	errObj   []byte
+	err      error
+}
+
+var callPool = sync.Pool{New: func() any { return &Call{done: make(chan struct{}, 1)} }}
+
+// Open registers a new call and returns it, or the table's error once it
+// is closed.
+func (t *Table) Open() (*Call, error) {
+	c := callPool.Get().(*Call)
+	t.mu.Lock()
+	if t.closed != nil {
+		err := t.closed
+		t.mu.Unlock()
+		callPool.Put(c)
+		return nil, err
+	}
+	t.next++
+	c.table, c.n = t, t.next
+	c.id = t.appendID(c.id[:0], c.n)
+	t.calls[c.n] = c
+	t.mu.Unlock()
+	return c, nil
+}
+
+// appendID appends the JSON form of id n.
+func (t *Table) appendID(dst []byte, n uint64) []byte {
+	if t.prefix == "" {
+		return strconv.AppendUint(dst, n, 10)
+	}
+	dst = append(dst, '"')
+	dst = append(dst, t.prefix...)
+	dst = strconv.AppendUint(dst, n, 10)
+	return append(dst, '"')
+}
+
+// parseID returns the number of a raw JSON id this table handed out, or
+// false for any other id.
+func (t *Table) parseID(raw []byte) (uint64, bool) {
+	if t.prefix != "" {
+		p := len(t.prefix)
+		if len(raw) < p+3 || raw[0] != '"' || raw[len(raw)-1] != '"' || string(raw[1:1+p]) != t.prefix {
+			return 0, false
+		}
+		raw = raw[1+p : len(raw)-1]
+	}
+	if len(raw) == 0 || len(raw) > 20 || raw[0] == '0' {
+		return 0, false
+	}
+	var n uint64
+	for _, c := range raw {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		d := uint64(c - '0')
+		if n > (1<<64-1-d)/10 {
+			return 0, false
+		}
+		n = n*10 + d
+	}
+	return n, true
+}
+
+// ID returns the call's id as JSON text, to send with the request. It is
+// valid until Release.
+func (c *Call) ID() []byte { return c.id }
+
+// Deliver hands an answer to the call whose id is the raw JSON id: result
+// and errObj are the raw values of the answer's result and error members
+// (nil when absent), copied. It reports false when no call waits for that
+// id: one this table never handed out, already answered, or given up.
+func (t *Table) Deliver(id, result, errObj []byte) bool {
+	n, ok := t.parseID(id)
+	if !ok {
+		return false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	c := t.calls[n]
+	if c == nil {
+		return false
+	}
+	delete(t.calls, n)
+	if result != nil {
+		c.result = append(c.result[:0], result...)
+	}
+	if errObj != nil {
+		c.errObj = append(c.errObj[:0], errObj...)
+	}
+	c.resolve(nil)
+	return true
+}
+
+// resolve marks c answered (or failed with err) and wakes its waiter. The
+// caller holds the table's lock.
+func (c *Call) resolve(err error) {
+	c.resolved, c.err = true, err
+	c.done <- struct{}{}
+}
+
+// Wait waits for the call's answer until ctx ends. It returns the raw
+// result and error members of the answer (valid until Release), or the
+// error that failed the call: the table's close reason, or ctx's error,
+// in which case the call is given up and a late answer is ignored.
+func (c *Call) Wait(ctx context.Context) (result, errObj []byte, err error) {
+	select {
+	case <-c.done:
+	case <-ctx.Done():
+		if !c.table.forget(c) {
+			<-c.done // resolved meanwhile: take the answer
+			break
+		}
+		return nil, nil, ctx.Err()
+	}
+	if c.err != nil {
+		return nil, nil, c.err
+	}
+	return c.result, c.errObj, nil
+}
+
+// forget removes c unless it was resolved, and reports whether it did.
+func (t *Table) forget(c *Call) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if c.resolved {
+		return false
+	}
+	delete(t.calls, c.n)
+	c.resolved = true // given up: nothing will resolve it now
+	return true
+}
+
+// Release hands c back once its caller is done with it (after Wait, or
+// instead of Wait when the request could not be sent). A call still
+// waiting is given up.
+func (c *Call) Release() {
+	t := c.table
+	t.forget(c)
+	t.mu.Lock()
+	select {
+	case <-c.done: // resolved and never waited for
+	default:
+	}
+	t.mu.Unlock()
+	c.table, c.resolved, c.err = nil, false, nil
+	c.result, c.errObj = c.result[:0], c.errObj[:0]
+	if cap(c.result) > maxKeptAnswer {
+		c.result = nil
+	}
+	if cap(c.errObj) > maxKeptAnswer {
+		c.errObj = nil
+	}
+	callPool.Put(c)
+}
+
+// maxKeptAnswer bounds the answer buffer a released call keeps.
+const maxKeptAnswer = 64 << 10
+
+// Fail resolves c with err, as the connection that carried it failed,
+// unless it was answered already. It reports whether it did.
+func (t *Table) Fail(c *Call, err error) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if c.resolved || t.calls[c.n] != c {
+		return false
+	}
+	delete(t.calls, c.n)
+	c.resolve(err)
+	return true
+}
+
+// Pending returns the calls still awaiting answers, in no order. A client
+// that lost its connection goes through them to resend some and Fail the
+// others.
+func (t *Table) Pending() []*Call {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]*Call, 0, len(t.calls))
+	for _, c := range t.calls {
+		out = append(out, c)
+	}
+	return out
+}
+
+// Len returns the number of calls awaiting answers.
+func (t *Table) Len() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.calls)
+}
+
+// Close fails every waiting call with err (ErrClosed when nil) and makes
+// Open fail with it from now on.
+func (t *Table) Close(err error) {
+	if err == nil {
+		err = ErrClosed
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed == nil {
+		t.closed = err
+	}
+	for n, c := range t.calls {
+		delete(t.calls, n)
+		c.resolve(err)
+	}
+}
