@@ -69,14 +69,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.
 }
 
 // isJSONContentType reports whether a Content-Type header declares JSON:
-// application/json or application/json-rpc, in any case, with any
-// parameters (charset=utf-8 and the like).
+// application/json, application/json-rpc or application/jsonrequest (the
+// three go-ethereum accepts), in any case, with any parameters
+// (charset=utf-8 and the like).
 func isJSONContentType(ct string) bool {
 	if i := strings.IndexByte(ct, ';'); i >= 0 {
 		ct = ct[:i]
 	}
 	ct = strings.TrimSpace(ct)
-	return strings.EqualFold(ct, "application/json") || strings.EqualFold(ct, "application/json-rpc")
+	return strings.EqualFold(ct, "application/json") || strings.EqualFold(ct, "application/json-rpc") ||
+		strings.EqualFold(ct, "application/jsonrequest")
 }
 
 // Interface guards

@@ -33,6 +33,8 @@ func TestHTTPBinding(t *testing.T) {
 			body: subtract, status: 200, want: `{"jsonrpc":"2.0","result":19,"id":1}`},
 		{name: "application/json-rpc", method: "POST", path: "/rpc", contentType: "application/json-rpc",
 			body: subtract, status: 200, want: `{"jsonrpc":"2.0","result":19,"id":1}`},
+		{name: "application/jsonrequest", method: "POST", path: "/rpc", contentType: "application/jsonrequest",
+			body: subtract, status: 200, want: `{"jsonrpc":"2.0","result":19,"id":1}`},
 		{name: "named params", method: "POST", path: "/rpc", contentType: "application/json",
 			body:   `{"jsonrpc":"2.0","method":"subtract","params":{"subtrahend":23,"minuend":42},"id":"a"}`,
 			status: 200, want: `{"jsonrpc":"2.0","result":19,"id":"a"}`},
