@@ -4,8 +4,8 @@ package caddymodule
 // a handler names, refusing method names registered twice.
 
 import (
+	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/caddyserver/caddy/v2"
@@ -20,13 +20,11 @@ const ServiceNamespace = "jsonrpc.services"
 // Service is a set of JSON-RPC methods, packaged as a Caddy module in the
 // jsonrpc.services namespace. A handler provisions each service it mounts
 // (so a service may implement caddy.Provisioner, caddy.Validator and
-// caddy.CleanerUpper) and then calls RegisterMethods.
-//
-// RegisterMethods may be called more than once, on different servers (the
-// handler lists each service's methods on a scratch server to find names
-// registered twice), so it must only register methods: work that should
-// happen once belongs in Provision.
+// caddy.CleanerUpper) and then calls RegisterMethods once, usually to call
+// s.RegisterMethods with an rpccore.Methods map.
 type Service interface {
+	// RegisterMethods registers the service's methods (and subscriptions)
+	// into s.
 	RegisterMethods(s *rpccore.Server) error
 }
 
@@ -55,32 +53,29 @@ func serviceName(id string) string {
 	return caddy.ModuleID(id).Name()
 }
 
-// mount registers the methods of every service into s. Each service first
-// registers into a scratch server of its own, which lists its methods (all
-// of them, the ones a method filter hides included) so that a name two
-// services share is reported with both their names.
+// mount registers the methods of every service into s, once each. A name
+// that a service registers after another (hidden by the method filter or
+// not) is reported with both services' names.
 func mount(s *rpccore.Server, services []mountedService) error {
 	owner := make(map[string]string)
 	for _, ms := range services {
-		scratch := rpccore.NewServer()
-		if err := ms.svc.RegisterMethods(scratch); err != nil {
-			return &serviceError{service: ms.name, err: err}
-		}
-		names := scratch.Methods()
-		slices.Sort(names)
-		for _, name := range names {
-			if other, dup := owner[name]; dup {
-				if other == ms.name {
-					return fmt.Errorf("method %q is registered twice: service %s is mounted twice", name, ms.name)
-				}
-				return fmt.Errorf("method %q is registered twice: by service %s and by service %s", name, other, ms.name)
+		err := ms.svc.RegisterMethods(s)
+		var dup *rpccore.DuplicateMethodError
+		if errors.As(err, &dup) {
+			switch other, ok := owner[dup.Method]; {
+			case ok && other == ms.name:
+				return fmt.Errorf("method %q is registered twice: service %s is mounted twice", dup.Method, ms.name)
+			case ok:
+				return fmt.Errorf("method %q is registered twice: by service %s and by service %s", dup.Method, other, ms.name)
 			}
-			owner[name] = ms.name
 		}
-	}
-	for _, ms := range services {
-		if err := ms.svc.RegisterMethods(s); err != nil {
+		if err != nil {
 			return &serviceError{service: ms.name, err: err}
+		}
+		for _, name := range s.Registered() {
+			if _, known := owner[name]; !known {
+				owner[name] = ms.name
+			}
 		}
 	}
 	return nil

@@ -14,28 +14,23 @@ import (
 // "chat" (demo_subscribe, demo_unsubscribe) with demo_publish, which
 // broadcasts through s.Hub().
 func Register(s *rpccore.Server) error {
-	methods := []struct {
-		name string
-		m    *rpccore.Method
-	}{
+	err := s.RegisterMethods(rpccore.Methods{
 		// The specification's examples (section 7).
-		{"subtract", rpccore.Func2(Subtract, "minuend", "subtrahend")},
-		{"sum", rpccore.Variadic(Sum, "numbers")},
-		{"update", rpccore.Raw(acceptAnything)},
-		{"notify_hello", rpccore.Raw(acceptAnything)},
-		{"notify_sum", rpccore.Raw(acceptAnything)},
-		{"get_data", rpccore.Func0(GetData)},
+		"subtract":     rpccore.Func2(Subtract, "minuend", "subtrahend"),
+		"sum":          rpccore.Variadic(Sum, "numbers"),
+		"update":       rpccore.Raw(acceptAnything),
+		"notify_hello": rpccore.Raw(acceptAnything),
+		"notify_sum":   rpccore.Raw(acceptAnything),
+		"get_data":     rpccore.Func0(GetData),
 		// The benchmark workload.
-		{"add", rpccore.Func2(Add, "a", "b")},
-		{"addInt", rpccore.Func2(AddInt, "a", "b")},
-		{"NullableFloatToNullableFloat", rpccore.Func1(NullableFloatToNullableFloat, "x")},
-		{"Test2", rpccore.Func1(Test2, "x")},
-		{"StringMe", rpccore.Func1(StringMe, "s")},
-	}
-	for _, m := range methods {
-		if err := s.Register(m.name, m.m); err != nil {
-			return err
-		}
+		"add":                          rpccore.Func2(Add, "a", "b"),
+		"addInt":                       rpccore.Func2(AddInt, "a", "b"),
+		"NullableFloatToNullableFloat": rpccore.Func1(NullableFloatToNullableFloat, "x"),
+		"Test2":                        rpccore.Func1(Test2, "x"),
+		"StringMe":                     rpccore.Func1(StringMe, "s"),
+	})
+	if err != nil {
+		return err
 	}
 	return registerSubscriptions(s)
 }

@@ -4,6 +4,8 @@ package rpccore
 
 import (
 	"errors"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +17,7 @@ import (
 type Server struct {
 	methods atomic.Pointer[methodTable] // replaced whole on Register
 	mu      sync.Mutex                  // serialises Register
+	names   map[string]bool             // every name registered, hidden ones included; under mu
 	cfg     config
 
 	subscriptions map[string]*subscriptionSources // by namespace, under mu
@@ -28,16 +31,16 @@ type entry struct {
 
 // NewServer returns a Server with no methods, configured by opts.
 func NewServer(opts ...Option) *Server {
-	s := &Server{cfg: config{
-		maxRequestBytes:  DefaultMaxRequestBytes,
-		maxBatch:         DefaultMaxBatch,
-		maxResponseBytes: DefaultMaxResponseBytes,
-		maxDepth:         DefaultMaxDepth,
-		batchConcurrency: DefaultBatchConcurrency,
-	}}
+	s := &Server{cfg: config{peerEvents: noPeerEvents{}}}
 	for _, o := range opts {
 		o(&s.cfg)
 	}
+	c := &s.cfg
+	c.maxRequestBytes = orDefault(c.maxRequestBytes, DefaultMaxRequestBytes)
+	c.maxBatch = orDefault(c.maxBatch, DefaultMaxBatch)
+	c.maxResponseBytes = orDefault(c.maxResponseBytes, DefaultMaxResponseBytes)
+	c.maxDepth = orDefault(c.maxDepth, DefaultMaxDepth)
+	c.batchConcurrency = orDefault(c.batchConcurrency, DefaultBatchConcurrency)
 	if s.cfg.hub == nil {
 		s.cfg.hub = NewLocalHub()
 	}
@@ -45,14 +48,76 @@ func NewServer(opts ...Option) *Server {
 	return s
 }
 
-// ErrDuplicateMethod is returned by Register for a name already taken.
+// Methods maps method names to Methods, for registering a service's
+// methods in one call with RegisterMethods.
+type Methods map[string]*Method
+
+// ErrDuplicateMethod is what a *DuplicateMethodError is (errors.Is): a
+// name registered twice.
 var ErrDuplicateMethod = errors.New("rpccore: method already registered")
 
-// Register adds m under name. It fails when the name is empty, starts with
-// "rpc." (reserved by the specification), is already registered, or when m
-// was built with an error (a bad param name or default). A method the
-// server's filter rejects is skipped without error.
+// DuplicateMethodError reports a method name registered twice.
+type DuplicateMethodError struct {
+	// Method is the name registered twice.
+	Method string
+}
+
+func (e *DuplicateMethodError) Error() string {
+	return "method " + strconv.Quote(e.Method) + " is registered twice"
+}
+
+// Is makes errors.Is(err, ErrDuplicateMethod) true.
+func (e *DuplicateMethodError) Is(target error) bool { return target == ErrDuplicateMethod }
+
+// Register adds m under name, as RegisterMethods does.
 func (s *Server) Register(name string, m *Method) error {
+	return s.RegisterMethods(Methods{name: m})
+}
+
+// RegisterMethods adds every method of ms under its name, all of them or,
+// on an error, none. It fails for an empty name, one that starts with
+// "rpc." (reserved by the specification), one already registered (a
+// *DuplicateMethodError), and a method built with an error (a bad param
+// name or default). A method the server's filter hides is not served (its
+// callers get -32601) but its name counts as registered, so that whether
+// two registrations collide does not depend on the filter. Errors name the
+// first bad method in name order.
+func (s *Server) RegisterMethods(ms Methods) error {
+	names := make([]string, 0, len(ms))
+	for name := range ms {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if err := checkMethod(name, ms[name]); err != nil {
+			return err
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, name := range names {
+		if s.names[name] {
+			return &DuplicateMethodError{Method: name}
+		}
+	}
+	old := s.methods.Load().byName
+	next := make(map[string]*entry, len(old)+len(ms))
+	maps.Copy(next, old)
+	if s.names == nil {
+		s.names = map[string]bool{}
+	}
+	for _, name := range names {
+		s.names[name] = true
+		if s.cfg.filter == nil || s.cfg.filter(name) {
+			next[name] = &entry{name: name, Method: ms[name]}
+		}
+	}
+	s.methods.Store(newMethodTable(next))
+	return nil
+}
+
+// checkMethod fails for a name or method that cannot be registered.
+func checkMethod(name string, m *Method) error {
 	switch {
 	case m == nil:
 		return errors.New("rpccore: nil method " + strconv.Quote(name))
@@ -63,22 +128,15 @@ func (s *Server) Register(name string, m *Method) error {
 	case strings.HasPrefix(name, "rpc."):
 		return errors.New("rpccore: method names starting with \"rpc.\" are reserved: " + strconv.Quote(name))
 	}
-	if s.cfg.filter != nil && !s.cfg.filter(name) {
-		return nil
-	}
+	return nil
+}
+
+// Registered returns the names of every method registered, those the
+// method filter hides included, in name order.
+func (s *Server) Registered() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	old := s.methods.Load().byName
-	if _, dup := old[name]; dup {
-		return errors.Join(ErrDuplicateMethod, errors.New("method "+strconv.Quote(name)+" is registered twice"))
-	}
-	next := make(map[string]*entry, len(old)+1)
-	for k, v := range old {
-		next[k] = v
-	}
-	next[name] = &entry{name: name, Method: m}
-	s.methods.Store(newMethodTable(next))
-	return nil
+	return slices.Sorted(maps.Keys(s.names))
 }
 
 // Hub returns the server's Hub: the one given WithHub, or its own LocalHub.

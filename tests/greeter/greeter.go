@@ -30,14 +30,13 @@ func (Greeter) CaddyModule() caddy.ModuleInfo {
 
 // RegisterMethods registers the greeter's methods into s.
 func (Greeter) RegisterMethods(s *rpccore.Server) error {
-	// greet(name, times): positional ["Ann", 2] or named {"name": "Ann"};
-	// times is optional and defaults to 1.
-	greet := rpccore.Func2(Greet, "name", "times").Default("times", 1)
-	if err := s.Register("greet", greet); err != nil {
-		return err
-	}
-	// introduce({"name": "Ann", "age": 42}): the params are a struct's fields.
-	return s.Register("introduce", rpccore.Struct(Introduce))
+	return s.RegisterMethods(rpccore.Methods{
+		// greet(name, times): positional ["Ann", 2] or named {"name": "Ann"};
+		// times is optional and defaults to 1.
+		"greet": rpccore.Func2(Greet, "name", "times").Default("times", 1),
+		// introduce({"name": "Ann", "age": 42}): the params are a struct's fields.
+		"introduce": rpccore.Struct(Introduce),
+	})
 }
 
 // Range is the data of the error Greet returns for a bad count.

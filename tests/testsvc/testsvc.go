@@ -4,7 +4,6 @@ package testsvc
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"time"
 
@@ -31,13 +30,13 @@ func (Service) CaddyModule() caddy.ModuleInfo {
 
 // RegisterMethods registers sleep, panic and echo into s.
 func (Service) RegisterMethods(s *rpccore.Server) error {
-	return errors.Join(
-		s.Register("sleep", rpccore.Func2(Sleep, "ms", "key").Default("key", "").Blocking()),
-		s.Register("panic", rpccore.Proc0(func(context.Context) error { panic("test panic") })),
-		s.Register("echo", rpccore.Func1(func(_ context.Context, v rpccore.RawJSON) (rpccore.RawJSON, error) {
+	return s.RegisterMethods(rpccore.Methods{
+		"sleep": rpccore.Func2(Sleep, "ms", "key").Default("key", "").Blocking(),
+		"panic": rpccore.Proc0(func(context.Context) error { panic("test panic") }),
+		"echo": rpccore.Func1(func(_ context.Context, v rpccore.RawJSON) (rpccore.RawJSON, error) {
 			return v, nil
-		}, "v")),
-	)
+		}, "v"),
+	})
 }
 
 // started holds the keys of the sleep calls that began.
