@@ -4,10 +4,8 @@ package caddymodule
 // its provisioning into an rpccore.Server.
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -28,8 +26,9 @@ func init() {
 // application/json`, parse errors and invalid requests included (the error
 // is in the JSON-RPC answer); a document holding only notifications gets a
 // 204. A method other than POST gets a 405 with `Allow: POST`, a body that
-// is not declared as `application/json` (or `application/json-rpc`) a 415,
-// and a body larger than max_request_body a 413.
+// is not declared as `application/json` (or `application/json-rpc` or
+// `application/jsonrequest`) a 415, and a body larger than
+// max_request_body a 413.
 //
 // The handler sets the placeholders `{http.jsonrpc.method}` (the method of
 // the first request), `{http.jsonrpc.id}` (its id as JSON text),
@@ -76,12 +75,13 @@ type Handler struct {
 	// and server push. On by default, with the defaults of its fields.
 	WebSocket *WebSocketConfig `json:"websocket,omitempty"`
 
-	server  *rpccore.Server
-	ws      *webSocket
-	hub     rpccore.Hub
-	logger  *zap.Logger
-	metrics *metrics
-	maxBody int64
+	server      *rpccore.Server
+	ws          *webSocket
+	hub         rpccore.Hub
+	logger      *zap.Logger
+	metrics     *metrics
+	peerMetrics *peerMetrics
+	maxBody     int64
 }
 
 // CaddyModule returns the Caddy module information.
@@ -114,7 +114,8 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return fmt.Errorf("loading the subscription hub: %w", err)
 	}
 	h.hub = hub
-	h.ws = newWebSocket(ctx, h.WebSocket, h.maxBody, h.logger)
+	h.peerMetrics = newPeerMetrics()
+	h.ws = newWebSocket(ctx, h.WebSocket, h.maxBody, h.logger, h.peerMetrics)
 
 	mods, err := ctx.LoadModule(h, "ServicesRaw")
 	if err != nil {
@@ -146,22 +147,14 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 
 // check fails for option values that cannot work, naming the option.
 func (h *Handler) check() error {
-	for _, o := range []struct {
-		name  string
-		value int64
-	}{
-		{"max_request_body", h.MaxRequestBody},
-		{"max_batch", int64(h.MaxBatch)},
-		{"max_response_body", h.MaxResponseBody},
-		{"max_depth", int64(h.MaxDepth)},
-		{"concurrency", int64(h.Concurrency)},
-	} {
-		if o.value < 0 {
-			return fmt.Errorf("%s: must not be negative, got %d", o.name, o.value)
-		}
-		if o.value > math.MaxInt {
-			return fmt.Errorf("%s: %d is too large", o.name, o.value)
-		}
+	if err := checkOptions(
+		option{name: "max_request_body", value: h.MaxRequestBody},
+		option{name: "max_batch", value: int64(h.MaxBatch)},
+		option{name: "max_response_body", value: h.MaxResponseBody},
+		option{name: "max_depth", value: int64(h.MaxDepth)},
+		option{name: "concurrency", value: int64(h.Concurrency)},
+	); err != nil {
+		return err
 	}
 	if h.Methods != nil {
 		if err := h.Methods.validate(); err != nil {
@@ -199,27 +192,13 @@ func (h *Handler) options() []rpccore.Option {
 		rpccore.WithMaxResponseBytes(int(h.MaxResponseBody)),
 		rpccore.WithMaxDepth(h.MaxDepth),
 		rpccore.WithBatchConcurrency(h.Concurrency),
-		rpccore.WithPanicHandler(h.logPanic),
-		rpccore.WithObserver(h.metrics),
+		rpccore.WithObserver(&handlerObserver{metrics: h.metrics, peerMetrics: h.peerMetrics, handler: h}),
 		rpccore.WithHub(h.hub),
 	}
 	if h.Methods != nil && (len(h.Methods.Allow) > 0 || len(h.Methods.Deny) > 0) {
 		opts = append(opts, rpccore.WithMethodFilter(h.Methods.allows))
 	}
 	return opts
-}
-
-// logPanic logs a method that panicked; its caller got -32603.
-func (h *Handler) logPanic(ctx context.Context, method string, v any, stack []byte) {
-	fields := []zap.Field{
-		zap.String("method", method),
-		zap.Any("panic", v),
-		zap.ByteString("stack", stack),
-	}
-	if info := rpccore.RequestInfoFrom(ctx); info != nil {
-		fields = append(fields, zap.String("remote_addr", info.RemoteAddr))
-	}
-	h.logger.Error("method panicked", fields...)
 }
 
 // Interface guards

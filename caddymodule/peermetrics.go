@@ -10,8 +10,6 @@ import (
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
 )
 
 var peerCollectors struct {
@@ -73,19 +71,16 @@ func newPeerMetrics() *peerMetrics {
 func (m *peerMetrics) connectionOpened() { peerCollectors.connections.Inc() }
 func (m *peerMetrics) connectionClosed() { peerCollectors.connections.Dec() }
 
-// MessagesIn implements rpccore.PeerEvents.
+// MessagesIn implements rpccore.PeerObserver.
 func (m *peerMetrics) MessagesIn(n int) { m.in.Add(float64(n)) }
 
-// MessagesOut implements rpccore.PeerEvents.
+// MessagesOut implements rpccore.PeerObserver.
 func (m *peerMetrics) MessagesOut(n int) { m.out.Add(float64(n)) }
 
-// SubscriptionsChanged implements rpccore.PeerEvents.
+// SubscriptionsChanged implements rpccore.PeerObserver.
 func (m *peerMetrics) SubscriptionsChanged(delta int) {
 	peerCollectors.subscriptions.Add(float64(delta))
 }
 
-// NotificationsDropped implements rpccore.PeerEvents.
+// NotificationsDropped implements rpccore.PeerObserver.
 func (m *peerMetrics) NotificationsDropped(n int) { peerCollectors.dropped.Add(float64(n)) }
-
-// Interface guards
-var _ rpccore.PeerEvents = (*peerMetrics)(nil)

@@ -69,12 +69,6 @@ type WebSocketConfig struct {
 	MaxSubscriptions int `json:"max_subscriptions,omitempty"`
 }
 
-// Default WebSocket settings.
-const (
-	DefaultPingInterval   = 30 * time.Second
-	DefaultMaxConnections = 10000
-)
-
 // slowConsumerPolicies maps the slow_consumer values to rpccore policies.
 var slowConsumerPolicies = map[string]rpccore.SlowConsumerPolicy{
 	"drop_oldest": rpccore.DropOldest,
@@ -83,20 +77,15 @@ var slowConsumerPolicies = map[string]rpccore.SlowConsumerPolicy{
 
 // check fails for settings that cannot work, naming the option.
 func (c *WebSocketConfig) check() error {
-	for _, o := range []struct {
-		name  string
-		value int64
-	}{
-		{"max_message", c.MaxMessage},
-		{"ping_interval", int64(c.PingInterval)},
-		{"max_connections", int64(c.MaxConnections)},
-		{"max_in_flight", int64(c.MaxInFlight)},
-		{"send_queue", int64(c.SendQueue)},
-		{"max_subscriptions", int64(c.MaxSubscriptions)},
-	} {
-		if o.value < 0 {
-			return fmt.Errorf("websocket %s: must not be negative, got %d", o.name, o.value)
-		}
+	if err := checkOptions(
+		option{name: "websocket max_message", value: c.MaxMessage},
+		option{name: "websocket ping_interval", value: int64(c.PingInterval), duration: true},
+		option{name: "websocket max_connections", value: int64(c.MaxConnections)},
+		option{name: "websocket max_in_flight", value: int64(c.MaxInFlight)},
+		option{name: "websocket send_queue", value: int64(c.SendQueue)},
+		option{name: "websocket max_subscriptions", value: int64(c.MaxSubscriptions)},
+	); err != nil {
+		return err
 	}
 	if _, ok := slowConsumerPolicies[c.SlowConsumer]; c.SlowConsumer != "" && !ok {
 		return fmt.Errorf("websocket slow_consumer: %q is not drop_oldest or disconnect", c.SlowConsumer)
@@ -122,7 +111,7 @@ type webSocket struct {
 }
 
 // newWebSocket provisions the endpoint; nil when it is disabled.
-func newWebSocket(ctx caddy.Context, c *WebSocketConfig, maxBody int64, logger *zap.Logger) *webSocket {
+func newWebSocket(ctx caddy.Context, c *WebSocketConfig, maxBody int64, logger *zap.Logger, events *peerMetrics) *webSocket {
 	if c == nil {
 		c = &WebSocketConfig{}
 	}
@@ -144,18 +133,17 @@ func newWebSocket(ctx caddy.Context, c *WebSocketConfig, maxBody int64, logger *
 		max:    int64(c.MaxConnections),
 		ctx:    ctx,
 		logger: logger,
-		events: newPeerMetrics(),
+		events: events,
 	}
 	if ws.opts.MaxMessage == 0 {
 		ws.opts.MaxMessage = maxBody
 	}
 	if ws.opts.PingInterval == 0 {
-		ws.opts.PingInterval = DefaultPingInterval
+		ws.opts.PingInterval = rpccore.DefaultPingInterval
 	}
 	if ws.max == 0 {
-		ws.max = DefaultMaxConnections
+		ws.max = rpccore.DefaultMaxConnections
 	}
-	ws.peer.Events = ws.events
 	return ws
 }
 

@@ -3,48 +3,10 @@ package rpccore
 // batch.go answers batches: in request order, within the response limit,
 // with Blocking methods run concurrently.
 
-import (
-	"context"
-	"strconv"
-)
+import "context"
 
-// processBatch answers a document that is an array.
-func (s *Server) processBatch(ctx context.Context, req, dst []byte, sum *Summary, in *inbound) ([]byte, bool) {
-	d := documentPool.Get().(*document)
-	defer func() {
-		clear(d.items)
-		d.items = d.items[:0]
-		documentPool.Put(d)
-	}()
-	*d = document{items: d.items[:0]}
-	if !parseDocument(req, d) {
-		sum.noteError(CodeParseError)
-		return append(dst, errParse...), false
-	}
-	n := len(d.items)
-	var limitErr *Error
-	switch {
-	case n == 0:
-		sum.noteError(CodeInvalidRequest)
-		return appendErrorAnswer(dst, nil, nullID), false
-	case n > s.cfg.maxBatch:
-		limitErr = invalidRequest("batch of " + strconv.Itoa(n) + " items exceeds the limit of " +
-			strconv.Itoa(s.cfg.maxBatch))
-	case d.maxDepth > s.cfg.maxDepth:
-		limitErr = s.depthError(d.maxDepth)
-	}
-	if sum != nil {
-		sum.BatchSize = n
-		sum.note(s, &d.items[0])
-	}
-	if limitErr != nil {
-		sum.noteError(limitErr.Code)
-		return appendErrorAnswer(dst, limitErr, nullID), false
-	}
-	if in != nil && in.deferBlocking && s.countBlocking(d.items) > 0 {
-		return dst, true
-	}
-
+// answerBatch answers a batch that read accepted.
+func (s *Server) answerBatch(ctx context.Context, d *document, dst []byte, sum *Summary) []byte {
 	pending, cancel := s.startBlocking(ctx, d.items)
 	defer cancel()
 
@@ -90,9 +52,9 @@ func (s *Server) processBatch(ctx context.Context, req, dst []byte, sum *Summary
 		}
 	}
 	if len(dst) == start+1 {
-		return dst[:start], false
+		return dst[:start]
 	}
-	return append(dst, ']'), false
+	return append(dst, ']')
 }
 
 // noCancel is the cancel function of batches without concurrent calls.
@@ -156,4 +118,18 @@ func (s *Server) runBlocking(parent context.Context, items []request) ([]*pendin
 		}()
 	}
 	return pending, cancel
+}
+
+// callsBlocking reports whether a document that read accepted calls a
+// Blocking method, so that a transport reading documents one after another
+// can run it elsewhere.
+func (s *Server) callsBlocking(d *document) bool {
+	if d.batch {
+		return s.countBlocking(d.items) > 0
+	}
+	if !s.methods.Load().blocking || d.single.invalid {
+		return false
+	}
+	e := s.lookup(&d.single)
+	return e != nil && e.blocking
 }

@@ -18,9 +18,9 @@ import (
 
 func TestMethodErrors(t *testing.T) {
 	var panics []string
-	s := rpccore.NewServer(rpccore.WithPanicHandler(func(_ context.Context, method string, v any, stack []byte) {
+	s := rpccore.NewServer(rpccore.WithObserver(panicObserver(func(_ context.Context, method string, v any, stack []byte) {
 		panics = append(panics, fmt.Sprintf("%s:%v:%t", method, v, strings.Contains(string(stack), "behaviour_test.go")))
-	}))
+	})))
 	for name, m := range map[string]*rpccore.Method{
 		"coded": rpccore.Func0(func(context.Context) (int, error) {
 			return 0, &rpccore.Error{Code: 42, Message: "the answer", Data: map[string]int{"x": 1}}
@@ -261,4 +261,13 @@ func TestMethodFilter(t *testing.T) {
 	if got := call(s, `{"jsonrpc":"2.0","method":"add","params":[2,1],"id":1}`); !strings.Contains(got, `"result":3`) {
 		t.Fatalf("unfiltered method answered %s", got)
 	}
+}
+
+// panicObserver is an rpccore.PanicObserver that hears of panics only.
+type panicObserver func(ctx context.Context, method string, v any, stack []byte)
+
+func (panicObserver) ObserveCall(string, int, time.Duration) {}
+
+func (o panicObserver) ObservePanic(ctx context.Context, method string, v any, stack []byte) {
+	o(ctx, method, v, stack)
 }

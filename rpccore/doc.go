@@ -37,7 +37,7 @@
 //     int8, 1.5 for an int) are -32602, with data naming the param.
 //   - A method that returns an *Error answers with its code, message and
 //     data; any other error answers -32000 with the error's text. A method
-//     that panics answers -32603; the PanicHandler hears of it and the server
+//     that panics answers -32603; a PanicObserver hears of it and the server
 //     goes on.
 //
 // # Limits

@@ -52,12 +52,12 @@ type outbox struct {
 	idle          sync.Cond
 	closed        bool
 	dropped       uint64
-	events        PeerEvents
+	events        PeerObserver
 }
 
 // newOutbox returns an outbox that runs writer (which calls take until it
 // returns nil) whenever messages wait and no writer runs.
-func newOutbox(limit int, policy SlowConsumerPolicy, events PeerEvents, writer func()) *outbox {
+func newOutbox(limit int, policy SlowConsumerPolicy, events PeerObserver, writer func()) *outbox {
 	o := &outbox{limit: limit, policy: policy, events: events, writer: writer}
 	o.room.L = &o.mu
 	o.idle.L = &o.mu

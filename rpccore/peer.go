@@ -11,6 +11,8 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/internal/pending"
 )
 
 // MessageConn is a message-oriented duplex connection. ServePeer reads from
@@ -74,51 +76,14 @@ type PeerConfig struct {
 	// ShutdownGrace is how long a shutdown waits for running calls before
 	// cancelling them. Default 5s.
 	ShutdownGrace time.Duration
-	// Events hears what happens on the connection, for metrics. Nil for
-	// none.
-	Events PeerEvents
 }
-
-// PeerEvents hears what happens on peer connections. Its methods must be
-// quick and safe for concurrent use.
-type PeerEvents interface {
-	// MessagesIn counts messages read.
-	MessagesIn(n int)
-	// MessagesOut counts messages written.
-	MessagesOut(n int)
-	// SubscriptionsChanged counts subscriptions opened (+) and ended (-).
-	SubscriptionsChanged(delta int)
-	// NotificationsDropped counts notifications dropped for a slow client.
-	NotificationsDropped(n int)
-}
-
-// noEvents is the PeerEvents that hears nothing.
-type noEvents struct{}
-
-func (noEvents) MessagesIn(int)           {}
-func (noEvents) MessagesOut(int)          {}
-func (noEvents) SubscriptionsChanged(int) {}
-func (noEvents) NotificationsDropped(int) {}
 
 func (c *PeerConfig) setDefaults() {
-	if c.MaxInFlight <= 0 {
-		c.MaxInFlight = 64
-	}
-	if c.SendQueue <= 0 {
-		c.SendQueue = 1024
-	}
-	if c.MaxSubscriptions <= 0 {
-		c.MaxSubscriptions = 1024
-	}
-	if c.CallTimeout <= 0 {
-		c.CallTimeout = 30 * time.Second
-	}
-	if c.ShutdownGrace <= 0 {
-		c.ShutdownGrace = 5 * time.Second
-	}
-	if c.Events == nil {
-		c.Events = noEvents{}
-	}
+	c.MaxInFlight = orDefault(c.MaxInFlight, DefaultMaxInFlight)
+	c.SendQueue = orDefault(c.SendQueue, DefaultSendQueue)
+	c.MaxSubscriptions = orDefault(c.MaxSubscriptions, DefaultMaxSubscriptions)
+	c.CallTimeout = orDefault(c.CallTimeout, DefaultCallTimeout)
+	c.ShutdownGrace = orDefault(c.ShutdownGrace, DefaultShutdownGrace)
 }
 
 // ErrShutdown is returned by ServePeer when its context ended it: the
@@ -132,10 +97,11 @@ var ErrPeerClosed = errors.New("rpccore: peer connection closed")
 // Peer is one connection served by ServePeer. Methods reach it with
 // PeerFrom to push notifications or call the client.
 type Peer struct {
-	srv  *Server
-	conn MessageConn
-	cfg  PeerConfig
-	out  *outbox
+	srv    *Server
+	conn   MessageConn
+	cfg    PeerConfig
+	out    *outbox
+	events PeerObserver
 
 	ctx    context.Context // the calls' context; ends with the connection
 	cancel context.CancelFunc
@@ -148,7 +114,7 @@ type Peer struct {
 	spawnMu sync.Mutex     // orders starting deferred documents and stopping
 	stopped bool
 
-	calls callTable
+	calls *pending.Table
 	subs  subscriptionTable
 
 	failMu    sync.Mutex
@@ -157,12 +123,38 @@ type Peer struct {
 	interrupt func() // stops the reader when the peer fails; nil when it runs apart
 }
 
+// peerTurn is what the calls of one document see of their peer: the peer,
+// and the subscriptions the document opens, which start sending once the
+// peer has queued the document's answer. It is the one value a peer adds
+// to its calls' context.
+type peerTurn struct {
+	peer   *Peer
+	opened []*Subscription
+}
+
 type peerKey struct{}
+
+// turnFrom returns the peerTurn of a call's context, or nil (over HTTP).
+func turnFrom(ctx context.Context) *peerTurn {
+	t, _ := ctx.Value(peerKey{}).(*peerTurn)
+	return t
+}
 
 // PeerFrom returns the peer whose call ctx belongs to, or nil (over HTTP).
 func PeerFrom(ctx context.Context) *Peer {
-	p, _ := ctx.Value(peerKey{}).(*Peer)
-	return p
+	if t := turnFrom(ctx); t != nil {
+		return t.peer
+	}
+	return nil
+}
+
+// activate lets the subscriptions the document opened start sending.
+func (t *peerTurn) activate() {
+	for _, s := range t.opened {
+		s.activate()
+	}
+	clear(t.opened)
+	t.opened = t.opened[:0]
 }
 
 // ServePeer serves conn until the connection fails (it returns the read
@@ -179,10 +171,12 @@ func (s *Server) ServePeer(ctx context.Context, conn MessageConn, cfg PeerConfig
 		conn: conn,
 		cfg:  cfg,
 
-		slots: make(chan struct{}, cfg.MaxInFlight),
-		fail:  make(chan struct{}),
+		slots:  make(chan struct{}, cfg.MaxInFlight),
+		calls:  pending.New("s"),
+		events: s.cfg.peerEvents,
+		fail:   make(chan struct{}),
 	}
-	base := context.WithValue(context.Background(), peerKey{}, p)
+	base := context.WithValue(context.Background(), peerKey{}, &peerTurn{peer: p})
 	if cfg.Info != nil {
 		base = WithRequestInfo(base, cfg.Info)
 	}
@@ -196,8 +190,8 @@ func (s *Server) ServePeer(ctx context.Context, conn MessageConn, cfg PeerConfig
 			wi.InterruptWrite()
 		}
 	}
-	p.out = newOutbox(cfg.SendQueue, cfg.SlowConsumer, cfg.Events, p.writeLoop)
-	p.subs.init(cfg.Events)
+	p.out = newOutbox(cfg.SendQueue, cfg.SlowConsumer, p.events, p.writeLoop)
+	p.subs.init(p.events)
 
 	var reason error
 	if ri, ok := conn.(ReadInterrupter); ok {
@@ -213,7 +207,7 @@ func (s *Server) ServePeer(ctx context.Context, conn MessageConn, cfg PeerConfig
 	}
 	p.cancel()
 	p.subs.endAll()
-	p.calls.failAll()
+	p.calls.Close(ErrPeerClosed)
 	p.running.Wait()
 	if reason == ErrShutdown {
 		// Write what is queued, unless the client stopped reading.
@@ -269,11 +263,14 @@ func (p *Peer) readApart(ctx context.Context) error {
 const maxKeptMessage = 64 << 10
 
 // readLoop reads and dispatches documents until reading fails or stop is
-// closed.
+// closed. For each document it takes the peer's own steps around the
+// processor's: an answer to one of the peer's calls goes to the call; a
+// document calling Blocking methods goes to a goroutine of its own; any
+// other is answered here. A document's subscriptions start sending once
+// its answer is queued.
 func (p *Peer) readLoop(stop <-chan struct{}) error {
-	in := &inbound{deferBlocking: true, onResponse: p.calls.deliver}
-	batch := &docState{}
-	ctx := context.WithValue(p.ctx, docStateKey{}, batch)
+	turn := &peerTurn{peer: p}
+	ctx := context.WithValue(p.ctx, peerKey{}, turn)
 	var msg []byte
 	for {
 		if cap(msg) > maxKeptMessage {
@@ -284,35 +281,61 @@ func (p *Peer) readLoop(stop <-chan struct{}) error {
 		if err != nil {
 			return err
 		}
-		p.cfg.Events.MessagesIn(1)
+		p.events.MessagesIn(1)
 		select {
 		case <-stop:
 			return ErrShutdown
 		default:
 		}
 		out := getBuffer()
-		answer, deferred := p.srv.process(ctx, msg, (*out)[:0], nil, in)
-		if !deferred {
-			p.sendAnswer(out, answer, batch)
+		var single document
+		batch, answer, answered := p.srv.read(msg, &single, (*out)[:0], nil)
+		d := &single
+		if batch != nil {
+			d = batch
+		}
+		switch {
+		case answered:
+		case !d.batch && d.single.isResponse():
+			p.calls.Deliver(d.single.id, d.single.result, d.single.errVal)
+		case p.srv.callsBlocking(d):
+			if batch != nil {
+				putDocument(batch)
+			}
+			putBuffer(out)
+			if err := p.spawn(stop, msg); err != nil {
+				return err
+			}
 			continue
+		default:
+			answer = p.srv.answerDocument(ctx, d, answer, nil)
 		}
-		putBuffer(out)
-		select {
-		case p.slots <- struct{}{}:
-		case <-stop:
-			return ErrShutdown
-		case <-p.fail:
-			return p.failure()
+		if batch != nil {
+			putDocument(batch)
 		}
-		p.spawnMu.Lock()
-		if p.stopped {
-			p.spawnMu.Unlock()
-			return ErrShutdown
-		}
-		p.running.Add(1)
-		p.spawnMu.Unlock()
-		go p.runDeferred(append([]byte(nil), msg...))
+		p.sendAnswer(out, answer, turn)
 	}
+}
+
+// spawn answers doc on a goroutine of its own once one of the MaxInFlight
+// slots is free. It fails when the peer stops meanwhile.
+func (p *Peer) spawn(stop <-chan struct{}, doc []byte) error {
+	select {
+	case p.slots <- struct{}{}:
+	case <-stop:
+		return ErrShutdown
+	case <-p.fail:
+		return p.failure()
+	}
+	p.spawnMu.Lock()
+	if p.stopped {
+		p.spawnMu.Unlock()
+		return ErrShutdown
+	}
+	p.running.Add(1)
+	p.spawnMu.Unlock()
+	go p.runDeferred(append([]byte(nil), doc...))
+	return nil
 }
 
 // runDeferred answers a document that calls Blocking methods, on its own
@@ -322,17 +345,16 @@ func (p *Peer) runDeferred(doc []byte) {
 		<-p.slots
 		p.running.Done()
 	}()
-	state := &docState{}
-	ctx := context.WithValue(p.ctx, docStateKey{}, state)
+	turn := &peerTurn{peer: p}
+	ctx := context.WithValue(p.ctx, peerKey{}, turn)
 	out := getBuffer()
-	answer, _ := p.srv.process(ctx, doc, (*out)[:0], nil, nil)
-	p.sendAnswer(out, answer, state)
+	p.sendAnswer(out, p.srv.Process(ctx, doc, (*out)[:0]), turn)
 }
 
 // sendAnswer queues an answer (if any), then lets the subscriptions that the
 // document opened start sending: their notifications follow the answer
 // that gave the client their ids.
-func (p *Peer) sendAnswer(buf *[]byte, answer []byte, state *docState) {
+func (p *Peer) sendAnswer(buf *[]byte, answer []byte, turn *peerTurn) {
 	if len(answer) == 0 {
 		putBuffer(buf)
 	} else {
@@ -341,7 +363,7 @@ func (p *Peer) sendAnswer(buf *[]byte, answer []byte, state *docState) {
 			putBuffer(buf)
 		}
 	}
-	state.activate()
+	turn.activate()
 }
 
 // waitRunning waits for deferred documents, for at most grace.
@@ -390,7 +412,7 @@ func (p *Peer) writeLoop() {
 			if err := p.conn.Flush(p.writeCtx); err != nil {
 				p.setFailure(err)
 			} else {
-				p.cfg.Events.MessagesOut(len(msgs))
+				p.events.MessagesOut(len(msgs))
 			}
 		}
 	}

@@ -472,14 +472,15 @@ func testSlowConsumer(t *testing.T, policy rpccore.SlowConsumerPolicy, interrupt
 	}
 }
 
-// countingEvents counts PeerEvents.
+// countingEvents counts what an rpccore.PeerObserver hears of peers.
 type countingEvents struct {
 	mu                        sync.Mutex
 	in, out, subs, peak, drop int
 }
 
-func (e *countingEvents) MessagesIn(n int)  { e.mu.Lock(); e.in += n; e.mu.Unlock() }
-func (e *countingEvents) MessagesOut(n int) { e.mu.Lock(); e.out += n; e.mu.Unlock() }
+func (e *countingEvents) ObserveCall(string, int, time.Duration) {}
+func (e *countingEvents) MessagesIn(n int)                       { e.mu.Lock(); e.in += n; e.mu.Unlock() }
+func (e *countingEvents) MessagesOut(n int)                      { e.mu.Lock(); e.out += n; e.mu.Unlock() }
 func (e *countingEvents) SubscriptionsChanged(d int) {
 	e.mu.Lock()
 	e.subs += d
@@ -490,7 +491,7 @@ func (e *countingEvents) NotificationsDropped(n int) { e.mu.Lock(); e.drop += n;
 
 func TestPeerEvents(t *testing.T) {
 	events := &countingEvents{}
-	c, cancel, done := servePeer(t, demoServer(t), rpccore.PeerConfig{Events: events}, 64)
+	c, cancel, done := servePeer(t, demoServer(t, rpccore.WithObserver(events)), rpccore.PeerConfig{}, 64)
 	c.send(`{"jsonrpc":"2.0","method":"demo_subscribe","params":["chat"],"id":1}`)
 	c.send(`{"jsonrpc":"2.0","method":"demo_subscribe","params":["chat"],"id":2}`)
 	c.send(`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":3}`)

@@ -5,89 +5,26 @@ package rpccore
 
 import (
 	"context"
-	"strconv"
-	"sync"
 
 	json "github.com/goccy/go-json"
 )
 
-// callResult is the client's answer to a call the server made.
-type callResult struct {
-	result []byte
-	err    error
-}
-
-// callTable holds the server's calls awaiting the client's answer, by the
-// raw JSON id they were sent with.
-type callTable struct {
-	mu      sync.Mutex
-	next    uint64
-	pending map[string]chan callResult
-	closed  bool
-}
-
-// open allocates an id and a channel for its answer.
-func (t *callTable) open() (id string, ch chan callResult, err error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.closed {
-		return "", nil, ErrPeerClosed
+// decodeErrorObject turns the raw error member of an answer into an
+// *Error.
+func decodeErrorObject(raw []byte) *Error {
+	var e struct {
+		Code    int     `json:"code"`
+		Message string  `json:"message"`
+		Data    RawJSON `json:"data"`
 	}
-	t.next++
-	id = `"s` + strconv.FormatUint(t.next, 10) + `"`
-	ch = make(chan callResult, 1)
-	if t.pending == nil {
-		t.pending = map[string]chan callResult{}
+	if err := json.Unmarshal(raw, &e); err != nil {
+		return &Error{Code: CodeInternalError, Message: "malformed error from peer"}
 	}
-	t.pending[id] = ch
-	return id, ch, nil
-}
-
-func (t *callTable) forget(id string) {
-	t.mu.Lock()
-	delete(t.pending, id)
-	t.mu.Unlock()
-}
-
-// deliver hands a Response object from the client to the call it answers.
-// Answers to no pending call are ignored.
-func (t *callTable) deliver(id, result, errVal []byte) {
-	t.mu.Lock()
-	ch := t.pending[string(id)]
-	delete(t.pending, string(id))
-	t.mu.Unlock()
-	if ch == nil {
-		return
+	rpcErr := &Error{Code: e.Code, Message: e.Message}
+	if e.Data != nil {
+		rpcErr.Data = e.Data
 	}
-	if errVal != nil && string(errVal) != "null" {
-		var e struct {
-			Code    int     `json:"code"`
-			Message string  `json:"message"`
-			Data    RawJSON `json:"data"`
-		}
-		if err := json.Unmarshal(errVal, &e); err != nil {
-			ch <- callResult{err: &Error{Code: CodeInternalError, Message: "malformed error from peer"}}
-			return
-		}
-		rpcErr := &Error{Code: e.Code, Message: e.Message}
-		if e.Data != nil {
-			rpcErr.Data = e.Data
-		}
-		ch <- callResult{err: rpcErr}
-		return
-	}
-	ch <- callResult{result: append([]byte(nil), result...)}
-}
-
-// failAll ends every pending call with ErrPeerClosed and refuses new ones.
-func (t *callTable) failAll() {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.closed = true
-	for id, ch := range t.pending {
-		ch <- callResult{err: ErrPeerClosed}
-		delete(t.pending, id)
-	}
+	return rpcErr
 }
 
 // Call calls method on the client with params (encoded as JSON; nil for
@@ -101,29 +38,28 @@ func (p *Peer) Call(ctx context.Context, method string, params any, result any) 
 		ctx, cancel = context.WithTimeout(ctx, p.cfg.CallTimeout)
 		defer cancel()
 	}
-	id, ch, err := p.calls.open()
+	c, err := p.calls.Open()
 	if err != nil {
 		return err
 	}
-	defer p.calls.forget(id)
-	msg, err := encodeRequest(method, params, id)
+	defer c.Release()
+	msg, err := encodeRequest(method, params, string(c.ID()))
 	if err != nil {
 		return err
 	}
 	if !p.out.pushAnswer(outMsg{head: msg}) {
 		return ErrPeerClosed
 	}
-	select {
-	case r := <-ch:
-		if r.err != nil || result == nil {
-			return r.err
-		}
-		return json.Unmarshal(r.result, result)
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-p.ctx.Done():
-		return ErrPeerClosed
+	res, errObj, err := c.Wait(ctx) // the peer's end closes the table
+	switch {
+	case err != nil:
+		return err
+	case errObj != nil && string(errObj) != "null":
+		return decodeErrorObject(errObj)
+	case result == nil:
+		return nil
 	}
+	return json.Unmarshal(res, result)
 }
 
 // Notify sends the client a notification of method with params (nil for

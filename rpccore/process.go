@@ -35,55 +35,91 @@ func (s *Server) Process(ctx context.Context, req, dst []byte) []byte {
 
 // ProcessSummary is Process that also fills sum, when not nil.
 func (s *Server) ProcessSummary(ctx context.Context, req, dst []byte, sum *Summary) []byte {
-	out, _ := s.process(ctx, req, dst, sum, nil)
-	return out
+	var single document
+	batch, out, answered := s.read(req, &single, dst, sum)
+	if answered {
+		return out
+	}
+	d := &single
+	if batch != nil {
+		d = batch
+		defer putDocument(batch)
+	}
+	return s.answerDocument(ctx, d, dst, sum)
 }
 
-// inbound is how a peer connection changes processing: responses to its own
-// calls are handed back, and documents that would block are left for the
-// peer to run on another goroutine.
-type inbound struct {
-	deferBlocking bool
-	onResponse    func(id, result, errVal []byte)
-}
-
-// process is ProcessSummary for a transport that may pass in. It returns
-// deferred (and runs nothing) when in asks to defer a document that calls
-// a Blocking method.
-func (s *Server) process(ctx context.Context, req, dst []byte, sum *Summary, in *inbound) (out []byte, deferred bool) {
+// read scans req and checks the limits. A single request goes into
+// single; a batch into a pooled document, which read returns and the
+// caller gives back with putDocument. When the document cannot run at all
+// (invalid JSON, a limit crossed, an empty batch) read appends the one
+// error answer to dst and reports answered. It runs nothing, so that a
+// transport may look at the document before answering it.
+func (s *Server) read(req []byte, single *document, dst []byte, sum *Summary) (batch *document, out []byte, answered bool) {
 	if len(req) > s.cfg.maxRequestBytes {
 		e := invalidRequest("request of " + strconv.Itoa(len(req)) + " bytes exceeds the limit of " +
 			strconv.Itoa(s.cfg.maxRequestBytes))
 		sum.noteError(e.Code)
-		return appendErrorAnswer(dst, e, nullID), false
+		return nil, appendErrorAnswer(dst, e, nullID), true
 	}
 	if i := nextNonSpace(req, 0); i < len(req) && req[i] == '[' {
-		return s.processBatch(ctx, req, dst, sum, in)
+		batch = getDocument()
+		if out, answered = s.readBatch(req, batch, dst, sum); answered {
+			putDocument(batch)
+			return nil, out, true
+		}
+		return batch, dst, false
 	}
-	var d document
-	if !parseDocument(req, &d) {
+	if !parseDocument(req, single) {
 		sum.noteError(CodeParseError)
-		return append(dst, errParse...), false
+		return nil, append(dst, errParse...), true
 	}
-	if d.nonObj {
+	if single.nonObj {
 		sum.noteError(CodeInvalidRequest)
-		return appendErrorAnswer(dst, nil, nullID), false
+		return nil, appendErrorAnswer(dst, nil, nullID), true
 	}
-	if d.maxDepth > s.cfg.maxDepth {
-		e := s.depthError(d.maxDepth)
+	if single.maxDepth > s.cfg.maxDepth {
+		e := s.depthError(single.maxDepth)
 		sum.noteError(e.Code)
-		return appendErrorAnswer(dst, e, d.single.idOrNull()), false
+		return nil, appendErrorAnswer(dst, e, single.single.idOrNull()), true
 	}
-	if in != nil {
-		if in.onResponse != nil && d.single.isResponse() {
-			in.onResponse(d.single.id, d.single.result, d.single.errVal)
-			return dst, false
-		}
-		if in.deferBlocking && !d.single.invalid {
-			if e := s.lookup(&d.single); e != nil && e.blocking {
-				return dst, true
-			}
-		}
+	return nil, dst, false
+}
+
+// readBatch is read for a batch.
+func (s *Server) readBatch(req []byte, d *document, dst []byte, sum *Summary) (out []byte, answered bool) {
+	d.batch = true
+	if !parseDocument(req, d) {
+		sum.noteError(CodeParseError)
+		return append(dst, errParse...), true
+	}
+	n := len(d.items)
+	var limitErr *Error
+	switch {
+	case n == 0:
+		sum.noteError(CodeInvalidRequest)
+		return appendErrorAnswer(dst, nil, nullID), true
+	case n > s.cfg.maxBatch:
+		limitErr = invalidRequest("batch of " + strconv.Itoa(n) + " items exceeds the limit of " +
+			strconv.Itoa(s.cfg.maxBatch))
+	case d.maxDepth > s.cfg.maxDepth:
+		limitErr = s.depthError(d.maxDepth)
+	}
+	if sum != nil {
+		sum.BatchSize = n
+		sum.note(s, &d.items[0])
+	}
+	if limitErr != nil {
+		sum.noteError(limitErr.Code)
+		return appendErrorAnswer(dst, limitErr, nullID), true
+	}
+	return dst, false
+}
+
+// answerDocument runs the calls of a document that read accepted and
+// appends the response document to dst.
+func (s *Server) answerDocument(ctx context.Context, d *document, dst []byte, sum *Summary) []byte {
+	if d.batch {
+		return s.answerBatch(ctx, d, dst, sum)
 	}
 	if sum != nil {
 		sum.note(s, &d.single)
@@ -95,7 +131,7 @@ func (s *Server) process(ctx context.Context, req, dst []byte, sum *Summary, in 
 		dst = appendErrorBodyAnswer(dst[:start], errBodyTooLarge, d.single.id)
 	}
 	sum.noteError(code)
-	return dst, false
+	return dst
 }
 
 // depthError is the answer to a document nested deeper than allowed.
@@ -175,8 +211,8 @@ func (s *Server) answer(ctx context.Context, r *request, dst []byte) ([]byte, in
 func (s *Server) invoke(ctx context.Context, e *entry, params *callParams, dst []byte) (out []byte, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			if s.cfg.onPanic != nil {
-				s.cfg.onPanic(ctx, e.name, v, debug.Stack())
+			if s.cfg.panics != nil {
+				s.cfg.panics.ObservePanic(ctx, e.name, v, debug.Stack())
 			}
 			out, err = dst, &Error{Code: CodeInternalError, Message: "Internal error"}
 		}
@@ -208,5 +244,19 @@ func appendErrorBodyAnswer(dst, body, id []byte) []byte {
 	return append(dst, '}')
 }
 
-// documentPool recycles the request lists of batches.
+// documentPool recycles the documents of batches, with their request lists.
 var documentPool = sync.Pool{New: func() any { return new(document) }}
+
+// getDocument returns an empty pooled document.
+func getDocument() *document {
+	d := documentPool.Get().(*document)
+	*d = document{items: d.items[:0]}
+	return d
+}
+
+// putDocument returns d to the pool.
+func putDocument(d *document) {
+	clear(d.items)
+	d.items = d.items[:0]
+	documentPool.Put(d)
+}

@@ -310,6 +310,7 @@ func hasBackslash(b []byte) bool {
 type document struct {
 	single   request   // the request when not a batch
 	items    []request // the batch's requests, in order
+	batch    bool      // the document is an array
 	nonObj   bool      // a valid JSON value that is neither object nor array
 	maxDepth int
 }

@@ -96,30 +96,15 @@ func (s *Subscription) activate() {
 	s.held, s.active = nil, true
 }
 
-// docState collects the subscriptions a document opens, so that they start
-// sending once the document's answer is queued.
-type docState struct {
-	opened []*Subscription
-}
-
-type docStateKey struct{}
-
-func (d *docState) activate() {
-	for _, s := range d.opened {
-		s.activate()
-	}
-	d.opened = d.opened[:0]
-}
-
 // subscriptionTable holds a peer's open subscriptions by id.
 type subscriptionTable struct {
 	mu     sync.Mutex
 	byID   map[string]*Subscription
 	closed bool
-	events PeerEvents
+	events PeerObserver
 }
 
-func (t *subscriptionTable) init(events PeerEvents) {
+func (t *subscriptionTable) init(events PeerObserver) {
 	t.events = events
 }
 
@@ -238,10 +223,11 @@ func (s *Server) RegisterSubscription(namespace, name string, m *Method) error {
 func (s *Server) subscribeMethod(namespace string, ns *subscriptionSources) func(context.Context, []byte, *ResultWriter) error {
 	head := `{"jsonrpc":"2.0","method":` + string(appendString(nil, namespace+"_subscription")) + `,"params":{"subscription":"`
 	return func(ctx context.Context, params []byte, w *ResultWriter) error {
-		p := PeerFrom(ctx)
-		if p == nil {
+		turn := turnFrom(ctx)
+		if turn == nil {
 			return ErrSubscriptionsNeedPeer
 		}
+		p := turn.peer
 		name, args, err := splitSubscribeParams(params)
 		if err != nil {
 			return err
@@ -267,11 +253,7 @@ func (s *Server) subscribeMethod(namespace string, ns *subscriptionSources) func
 			p.subs.remove(sub.id)
 			return err
 		}
-		if state, _ := ctx.Value(docStateKey{}).(*docState); state != nil {
-			state.opened = append(state.opened, sub)
-		} else {
-			sub.activate()
-		}
+		turn.opened = append(turn.opened, sub) // started once the answer is queued
 		w.String(sub.id)
 		return nil
 	}
