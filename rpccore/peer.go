@@ -288,33 +288,48 @@ func (p *Peer) readLoop(stop <-chan struct{}) error {
 		default:
 		}
 		out := getBuffer()
-		var single document
-		batch, answer, answered := p.srv.read(msg, &single, (*out)[:0], nil)
-		d := &single
-		if batch != nil {
-			d = batch
-		}
-		switch {
-		case answered:
-		case !d.batch && d.single.isResponse():
-			p.calls.Deliver(d.single.id, d.single.result, d.single.errVal)
-		case p.srv.callsBlocking(d):
-			if batch != nil {
-				putDocument(batch)
-			}
+		answer, deferred := p.handle(ctx, msg, (*out)[:0])
+		if deferred {
 			putBuffer(out)
 			if err := p.spawn(stop, msg); err != nil {
 				return err
 			}
 			continue
-		default:
-			answer = p.srv.answerDocument(ctx, d, answer, nil)
-		}
-		if batch != nil {
-			putDocument(batch)
 		}
 		p.sendAnswer(out, answer, turn)
 	}
+}
+
+// handle takes the peer's steps for one document read: it answers it, or
+// hands an answer to one of the peer's calls to that call, or reports
+// deferred (and runs nothing) for a document calling Blocking methods.
+func (p *Peer) handle(ctx context.Context, msg, dst []byte) (answer []byte, deferred bool) {
+	srv := p.srv
+	if len(msg) > srv.cfg.maxRequestBytes {
+		return srv.refuseSize(msg, dst, nil), false
+	}
+	if isBatch(msg) {
+		d := getDocument()
+		defer putDocument(d)
+		if out, refused := srv.readBatch(msg, d, dst, nil); refused {
+			return out, false
+		}
+		if srv.callsBlocking(d) {
+			return dst, true
+		}
+		return srv.answerBatch(ctx, d, dst, nil), false
+	}
+	var d document
+	switch {
+	case !srv.readSingle(msg, &d):
+		return srv.refuseSingle(&d, dst, nil), false
+	case d.single.isResponse():
+		p.calls.Deliver(d.single.id, d.single.result, d.single.errVal)
+		return dst, false
+	case srv.callsBlocking(&d):
+		return dst, true
+	}
+	return srv.answerSingle(ctx, &d, dst), false
 }
 
 // spawn answers doc on a goroutine of its own once one of the MaxInFlight

@@ -35,58 +35,84 @@ func (s *Server) Process(ctx context.Context, req, dst []byte) []byte {
 
 // ProcessSummary is Process that also fills sum, when not nil.
 func (s *Server) ProcessSummary(ctx context.Context, req, dst []byte, sum *Summary) []byte {
-	var single document
-	batch, out, answered := s.read(req, &single, dst, sum)
-	if answered {
+	if len(req) > s.cfg.maxRequestBytes {
+		return s.refuseSize(req, dst, sum)
+	}
+	if isBatch(req) {
+		return s.processBatch(ctx, req, dst, sum)
+	}
+	var d document
+	if !s.readSingle(req, &d) {
+		return s.refuseSingle(&d, dst, sum)
+	}
+	if sum != nil {
+		sum.note(s, &d.single)
+	}
+	start := len(dst)
+	dst, code := s.answer(ctx, &d.single, dst)
+	if len(dst)-start > s.cfg.maxResponseBytes {
+		return s.responseTooLarge(&d.single, dst[:start], sum)
+	}
+	sum.noteError(code)
+	return dst
+}
+
+// The steps of ProcessSummary, which a peer takes one by one so that it can
+// look at a document between reading and answering it: refuseSize for a
+// document over the size limit; for a batch (isBatch), readBatch and
+// answerBatch; for anything else, readSingle, then refuseSingle or
+// answerSingle. Reading runs nothing.
+
+// processBatch is ProcessSummary for a batch.
+func (s *Server) processBatch(ctx context.Context, req, dst []byte, sum *Summary) []byte {
+	d := getDocument()
+	defer putDocument(d)
+	if out, refused := s.readBatch(req, d, dst, sum); refused {
 		return out
 	}
-	d := &single
-	if batch != nil {
-		d = batch
-		defer putDocument(batch)
-	}
-	return s.answerDocument(ctx, d, dst, sum)
+	return s.answerBatch(ctx, d, dst, sum)
 }
 
-// read scans req and checks the limits. A single request goes into
-// single; a batch into a pooled document, which read returns and the
-// caller gives back with putDocument. When the document cannot run at all
-// (invalid JSON, a limit crossed, an empty batch) read appends the one
-// error answer to dst and reports answered. It runs nothing, so that a
-// transport may look at the document before answering it.
-func (s *Server) read(req []byte, single *document, dst []byte, sum *Summary) (batch *document, out []byte, answered bool) {
-	if len(req) > s.cfg.maxRequestBytes {
-		e := invalidRequest("request of " + strconv.Itoa(len(req)) + " bytes exceeds the limit of " +
-			strconv.Itoa(s.cfg.maxRequestBytes))
-		sum.noteError(e.Code)
-		return nil, appendErrorAnswer(dst, e, nullID), true
-	}
-	if i := nextNonSpace(req, 0); i < len(req) && req[i] == '[' {
-		batch = getDocument()
-		if out, answered = s.readBatch(req, batch, dst, sum); answered {
-			putDocument(batch)
-			return nil, out, true
-		}
-		return batch, dst, false
-	}
-	if !parseDocument(req, single) {
+// isBatch reports whether the document is an array.
+func isBatch(req []byte) bool {
+	i := nextNonSpace(req, 0)
+	return i < len(req) && req[i] == '['
+}
+
+// refuseSize answers a document over the size limit.
+func (s *Server) refuseSize(req, dst []byte, sum *Summary) []byte {
+	e := invalidRequest("request of " + strconv.Itoa(len(req)) + " bytes exceeds the limit of " +
+		strconv.Itoa(s.cfg.maxRequestBytes))
+	sum.noteError(e.Code)
+	return appendErrorAnswer(dst, e, nullID)
+}
+
+// readSingle scans a document that is not a batch into d and reports
+// whether it holds a request object within the limits.
+func (s *Server) readSingle(req []byte, d *document) bool {
+	d.invalidJSON = !parseDocument(req, d)
+	return !d.invalidJSON && !d.nonObj && d.maxDepth <= s.cfg.maxDepth
+}
+
+// refuseSingle answers a document that readSingle refused.
+func (s *Server) refuseSingle(d *document, dst []byte, sum *Summary) []byte {
+	switch {
+	case d.invalidJSON:
 		sum.noteError(CodeParseError)
-		return nil, append(dst, errParse...), true
-	}
-	if single.nonObj {
+		return append(dst, errParse...)
+	case d.nonObj:
 		sum.noteError(CodeInvalidRequest)
-		return nil, appendErrorAnswer(dst, nil, nullID), true
+		return appendErrorAnswer(dst, nil, nullID)
 	}
-	if single.maxDepth > s.cfg.maxDepth {
-		e := s.depthError(single.maxDepth)
-		sum.noteError(e.Code)
-		return nil, appendErrorAnswer(dst, e, single.single.idOrNull()), true
-	}
-	return nil, dst, false
+	e := s.depthError(d.maxDepth)
+	sum.noteError(e.Code)
+	return appendErrorAnswer(dst, e, d.single.idOrNull())
 }
 
-// readBatch is read for a batch.
-func (s *Server) readBatch(req []byte, d *document, dst []byte, sum *Summary) (out []byte, answered bool) {
+// readBatch scans a batch into d and checks its limits. When the batch
+// cannot run at all (invalid JSON, empty, a limit crossed) it appends the
+// one error answer to dst and reports refused.
+func (s *Server) readBatch(req []byte, d *document, dst []byte, sum *Summary) (out []byte, refused bool) {
 	d.batch = true
 	if !parseDocument(req, d) {
 		sum.noteError(CodeParseError)
@@ -115,23 +141,22 @@ func (s *Server) readBatch(req []byte, d *document, dst []byte, sum *Summary) (o
 	return dst, false
 }
 
-// answerDocument runs the calls of a document that read accepted and
-// appends the response document to dst.
-func (s *Server) answerDocument(ctx context.Context, d *document, dst []byte, sum *Summary) []byte {
-	if d.batch {
-		return s.answerBatch(ctx, d, dst, sum)
-	}
-	if sum != nil {
-		sum.note(s, &d.single)
-	}
+// answerSingle runs the request that readSingle accepted and appends its
+// answer, as ProcessSummary does.
+func (s *Server) answerSingle(ctx context.Context, d *document, dst []byte) []byte {
 	start := len(dst)
-	dst, code := s.answer(ctx, &d.single, dst)
+	dst, _ = s.answer(ctx, &d.single, dst)
 	if len(dst)-start > s.cfg.maxResponseBytes {
-		code = CodeResponseTooLarge
-		dst = appendErrorBodyAnswer(dst[:start], errBodyTooLarge, d.single.id)
+		return s.responseTooLarge(&d.single, dst[:start], nil)
 	}
-	sum.noteError(code)
 	return dst
+}
+
+// responseTooLarge answers r, whose answer crossed the response limit,
+// with -32003 instead.
+func (s *Server) responseTooLarge(r *request, dst []byte, sum *Summary) []byte {
+	sum.noteError(CodeResponseTooLarge)
+	return appendErrorBodyAnswer(dst, errBodyTooLarge, r.id)
 }
 
 // depthError is the answer to a document nested deeper than allowed.

@@ -308,11 +308,12 @@ func hasBackslash(b []byte) bool {
 
 // document is the result of scanning a whole request document.
 type document struct {
-	single   request   // the request when not a batch
-	items    []request // the batch's requests, in order
-	batch    bool      // the document is an array
-	nonObj   bool      // a valid JSON value that is neither object nor array
-	maxDepth int
+	single      request   // the request when not a batch
+	items       []request // the batch's requests, in order
+	batch       bool      // the document is an array
+	invalidJSON bool      // the document is not valid JSON
+	nonObj      bool      // a valid JSON value that is neither object nor array
+	maxDepth    int
 }
 
 // parseDocument validates doc and records its requests in d. It returns
