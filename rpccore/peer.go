@@ -91,6 +91,13 @@ func (c *PeerConfig) setDefaults() {
 // away" (1001 for WebSocket).
 var ErrShutdown = errors.New("rpccore: server is shutting down")
 
+// ErrEndOfInput is what a MessageConn's ReadMessage returns when the
+// client has finished sending but may still be reading (a stream whose
+// sending side the client closed). ServePeer then lets the calls under way
+// finish, for up to ShutdownGrace, and writes their answers, as on a
+// shutdown, before it returns ErrEndOfInput.
+var ErrEndOfInput = errors.New("rpccore: end of input")
+
 // ErrPeerClosed is returned by operations on a peer whose connection ended.
 var ErrPeerClosed = errors.New("rpccore: peer connection closed")
 
@@ -202,14 +209,15 @@ func (s *Server) ServePeer(ctx context.Context, conn MessageConn, cfg PeerConfig
 	p.spawnMu.Lock()
 	p.stopped = true
 	p.spawnMu.Unlock()
-	if reason == ErrShutdown {
+	draining := reason == ErrShutdown || errors.Is(reason, ErrEndOfInput)
+	if draining {
 		p.waitRunning(cfg.ShutdownGrace)
 	}
 	p.cancel()
 	p.subs.endAll()
 	p.calls.Close(ErrPeerClosed)
 	p.running.Wait()
-	if reason == ErrShutdown {
+	if draining {
 		// Write what is queued, unless the client stopped reading.
 		timer := time.AfterFunc(cfg.ShutdownGrace, stopWriting)
 		defer timer.Stop()

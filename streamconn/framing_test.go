@@ -1,0 +1,118 @@
+package streamconn
+
+import (
+	"strings"
+	"testing"
+)
+
+// frame feeds the chunks to a valueFramer the way readValue does and
+// returns the values it found.
+func frame(t *testing.T, chunks ...string) (values []string, err error) {
+	t.Helper()
+	var f valueFramer
+	var cur []byte
+	for _, chunk := range chunks {
+		b := []byte(chunk)
+		for len(b) > 0 {
+			if !f.started {
+				b = b[skipSpace(b):]
+				if len(b) == 0 {
+					break
+				}
+			}
+			n, complete, err := f.scan(b)
+			if err != nil {
+				return values, err
+			}
+			cur = append(cur, b[:n]...)
+			b = b[n:]
+			if complete {
+				values = append(values, string(cur))
+				cur, f = nil, valueFramer{}
+			}
+		}
+	}
+	return values, nil
+}
+
+func TestValueFraming(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		chunks []string
+		want   []string
+	}{
+		{"one per line", []string{"{\"a\":1}\n{\"b\":2}\n"}, []string{`{"a":1}`, `{"b":2}`}},
+		{"back to back", []string{`{"a":1}[2]{"c":{}}`}, []string{`{"a":1}`, `[2]`, `{"c":{}}`}},
+		{"split across reads", []string{`{"a":`, `[1,`, `2]}`, ` {"b"`, `:"}"}`}, []string{`{"a":[1,2]}`, `{"b":"}"}`}},
+		{"brackets inside strings", []string{`{"x":"]}{[","y":"\"}"}`}, []string{`{"x":"]}{[","y":"\"}"}`}},
+		{"escaped backslash before a quote", []string{`["\\"]["a"]`}, []string{`["\\"]`, `["a"]`}},
+		{"escape split across reads", []string{`["\`, `"]"]`, `{}`}, []string{`["\"]"]`, `{}`}},
+		{"bare words end at whitespace or a bracket", []string{"hello 12{}\ttrue\n"}, []string{"hello", "12", "{}", "true"}},
+		{"a string", []string{`"abc" "d\"e"`}, []string{`"abc"`, `"d\"e"`}},
+		{"whitespace only", []string{" \r\n\t "}, nil},
+		{"mismatched brackets still end", []string{`{]`, `[}`}, []string{`{]`, `[}`}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := frame(t, tt.chunks...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+				t.Errorf("values %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestUnframeableBytes(t *testing.T) {
+	for _, in := range []string{"}", "]", ",", ":", "\x01", `{"a":1},{"b":2}`} {
+		if _, err := frame(t, in); err != errUnframeable {
+			t.Errorf("%q: error %v, want errUnframeable", in, err)
+		}
+	}
+}
+
+func TestBareByteByByte(t *testing.T) {
+	doc := `{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`
+	chunks := strings.Split(doc+doc, "")
+	got, err := frame(t, chunks...)
+	if err != nil || len(got) != 2 || got[0] != doc || got[1] != doc {
+		t.Fatalf("values %q, %v", got, err)
+	}
+}
+
+func TestParseFraming(t *testing.T) {
+	for name, want := range map[string]Framing{"": Values, "values": Values, "content_length": ContentLength} {
+		if got, err := ParseFraming(name); err != nil || got != want {
+			t.Errorf("ParseFraming(%q) = %v, %v", name, got, err)
+		}
+		if want.String() != name && name != "" {
+			t.Errorf("%v.String() = %q, want %q", want, want.String(), name)
+		}
+	}
+	if _, err := ParseFraming("lines"); err == nil {
+		t.Error("ParseFraming accepted lines")
+	}
+}
+
+func TestContentLengthHeader(t *testing.T) {
+	for _, tt := range []struct {
+		header string
+		want   int
+		ok     bool
+	}{
+		{"Content-Length: 52", 52, true},
+		{"content-length:7", 7, true},
+		{"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\nContent-Length: 3", 3, true},
+		{"Content-Length: -1", 0, false},
+		{"Content-Length: x", 0, false},
+		{"Content-Length: 1\r\nContent-Length: 2", 0, false},
+		{"Content-Type: a/b", 0, false},
+		{"no colon", 0, false},
+	} {
+		n, err := contentLength([]byte(tt.header))
+		if (err == nil) != tt.ok || n != tt.want {
+			t.Errorf("%q: %d, %v", tt.header, n, err)
+		}
+	}
+}
