@@ -3,6 +3,7 @@ package caddymodule
 // caddyfile.go parses the jsonrpc directive of the Caddyfile.
 
 import (
+	"encoding/json"
 	"math"
 	"path"
 	"strconv"
@@ -75,7 +76,10 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		var err error
 		switch option {
 		case "service":
-			err = h.parseService(d)
+			var svc json.RawMessage
+			if svc, err = parseService(d); err == nil {
+				h.ServicesRaw = append(h.ServicesRaw, svc)
+			}
 		case "max_request_body":
 			h.MaxRequestBody, err = parseSize(d)
 		case "max_response_body":
@@ -100,29 +104,29 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	return nil
 }
 
-// parseService reads `service <name> [{ ... }]`. The block, if any, goes to
-// the service module's own UnmarshalCaddyfile.
-func (h *Handler) parseService(d *caddyfile.Dispenser) error {
+// parseService reads `service <name> [{ ... }]` into the service's module
+// object. The block, if any, goes to the service module's own
+// UnmarshalCaddyfile.
+func parseService(d *caddyfile.Dispenser) (json.RawMessage, error) {
 	if !d.NextArg() {
-		return d.Err("service: missing the service's name")
+		return nil, d.Err("service: missing the service's name")
 	}
 	name := d.Val()
 	id := ServiceNamespace + "." + name
 	mod, err := caddy.GetModule(id)
 	if err != nil {
-		return d.Errf("service %s: no module %s (is it compiled in?)", name, id)
+		return nil, d.Errf("service %s: no module %s (is it compiled in?)", name, id)
 	}
 	svc := mod.New()
 	seg := d.NextSegment()
 	if unm, ok := svc.(caddyfile.Unmarshaler); ok {
 		if err := unm.UnmarshalCaddyfile(caddyfile.NewDispenser(seg)); err != nil {
-			return err
+			return nil, err
 		}
 	} else if len(seg) > 1 {
-		return d.Errf("service %s: takes no options", name)
+		return nil, d.Errf("service %s: takes no options", name)
 	}
-	h.ServicesRaw = append(h.ServicesRaw, caddyconfig.JSONModuleObject(svc, "service", name, nil))
-	return nil
+	return caddyconfig.JSONModuleObject(svc, "service", name, nil), nil
 }
 
 // parseSize reads the size argument of the current option.

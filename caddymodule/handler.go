@@ -10,8 +10,6 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
-
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
 )
 
 func init() {
@@ -75,13 +73,10 @@ type Handler struct {
 	// and server push. On by default, with the defaults of its fields.
 	WebSocket *WebSocketConfig `json:"websocket,omitempty"`
 
-	server      *rpccore.Server
+	*endpoint
 	ws          *webSocket
-	hub         rpccore.Hub
 	logger      *zap.Logger
-	metrics     *metrics
 	peerMetrics *peerMetrics
-	maxBody     int64
 }
 
 // CaddyModule returns the Caddy module information.
@@ -96,75 +91,35 @@ func (Handler) CaddyModule() caddy.ModuleInfo {
 // their methods, and registers the metrics.
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
-	if err := h.check(); err != nil {
-		return err
-	}
-	h.maxBody = h.MaxRequestBody
-	if h.maxBody == 0 {
-		h.maxBody = rpccore.DefaultMaxRequestBytes
-	}
-	if err := registerCollectors(ctx.GetMetricsRegistry()); err != nil {
-		return fmt.Errorf("registering metrics: %w", err)
+	if h.WebSocket != nil {
+		if err := h.WebSocket.check(); err != nil {
+			return err
+		}
 	}
 	if err := registerPeerCollectors(ctx.GetMetricsRegistry()); err != nil {
 		return fmt.Errorf("registering metrics: %w", err)
 	}
-	hub, err := acquireHub()
-	if err != nil {
-		return fmt.Errorf("loading the subscription hub: %w", err)
-	}
-	h.hub = hub
 	h.peerMetrics = newPeerMetrics()
-	h.ws = newWebSocket(ctx, h.WebSocket, h.maxBody, h.logger, h.peerMetrics)
-
-	mods, err := ctx.LoadModule(h, "ServicesRaw")
+	e, err := provisionEndpoint(ctx, h, h.endpointOptions(), h.peerMetrics, &h.logger)
 	if err != nil {
-		return fmt.Errorf("loading services: %w", err)
-	}
-	var services []mountedService
-	if mods != nil {
-		if services, err = asServices(mods.([]any)); err != nil {
-			return err
-		}
-	}
-	h.metrics = newMetrics()
-	h.server = rpccore.NewServer(h.options()...)
-	if err := mount(h.server, services); err != nil {
 		return err
 	}
-	methods := h.server.Methods()
-	h.metrics.resolve(methods)
-	if len(services) == 0 {
-		h.logger.Warn("no service mounted: every call will answer -32601 Method not found")
-	}
-	if h.Methods != nil {
-		for _, p := range h.Methods.unused(methods) {
-			h.logger.Warn("methods allow pattern matches no exposed method", zap.String("pattern", p))
-		}
-	}
+	h.endpoint = e
+	h.ws = newWebSocket(ctx, h.WebSocket, e.maxBody, h.logger, h.peerMetrics)
 	return nil
 }
 
-// check fails for option values that cannot work, naming the option.
-func (h *Handler) check() error {
-	if err := checkOptions(
-		option{name: "max_request_body", value: h.MaxRequestBody},
-		option{name: "max_batch", value: int64(h.MaxBatch)},
-		option{name: "max_response_body", value: h.MaxResponseBody},
-		option{name: "max_depth", value: int64(h.MaxDepth)},
-		option{name: "concurrency", value: int64(h.Concurrency)},
-	); err != nil {
-		return err
+// endpointOptions are the handler's options that a stream listener has too.
+func (h *Handler) endpointOptions() endpointOptions {
+	return endpointOptions{
+		maxRequestName:  "max_request_body",
+		maxRequestBody:  h.MaxRequestBody,
+		maxBatch:        h.MaxBatch,
+		maxResponseBody: h.MaxResponseBody,
+		maxDepth:        h.MaxDepth,
+		concurrency:     h.Concurrency,
+		methods:         h.Methods,
 	}
-	if h.Methods != nil {
-		if err := h.Methods.validate(); err != nil {
-			return err
-		}
-	}
-	if h.WebSocket != nil {
-		return h.WebSocket.check()
-	}
-	return nil
 }
 
 // Cleanup lets the WebSocket connections of this configuration close (the
@@ -174,32 +129,14 @@ func (h *Handler) Cleanup() error {
 	if h.ws != nil {
 		h.ws.wait(cleanupWait)
 	}
-	if h.hub != nil {
-		releaseHub()
-		h.hub = nil
+	if h.endpoint != nil {
+		h.endpoint.release()
 	}
 	return nil
 }
 
 // cleanupWait bounds how long Cleanup waits for connections to close.
 const cleanupWait = 10 * time.Second
-
-// options are the rpccore options the configuration asks for.
-func (h *Handler) options() []rpccore.Option {
-	opts := []rpccore.Option{
-		rpccore.WithMaxRequestBytes(int(h.maxBody)),
-		rpccore.WithMaxBatch(h.MaxBatch),
-		rpccore.WithMaxResponseBytes(int(h.MaxResponseBody)),
-		rpccore.WithMaxDepth(h.MaxDepth),
-		rpccore.WithBatchConcurrency(h.Concurrency),
-		rpccore.WithObserver(&handlerObserver{metrics: h.metrics, peerMetrics: h.peerMetrics, handler: h}),
-		rpccore.WithHub(h.hub),
-	}
-	if h.Methods != nil && (len(h.Methods.Allow) > 0 || len(h.Methods.Deny) > 0) {
-		opts = append(opts, rpccore.WithMethodFilter(h.Methods.allows))
-	}
-	return opts
-}
 
 // Interface guards
 var (

@@ -77,8 +77,13 @@ func initCollectors() {
 // again (a second handler in the same config) is not an error.
 func registerCollectors(reg prometheus.Registerer) error {
 	collectors.once.Do(initCollectors)
-	for _, c := range []prometheus.Collector{collectors.calls, collectors.duration, collectors.batchSize,
-		collectors.documents} {
+	return register(reg, collectors.calls, collectors.duration, collectors.batchSize, collectors.documents)
+}
+
+// register registers each collector on reg; one registered already (by a
+// second handler, or before a reload) is not an error.
+func register(reg prometheus.Registerer, cs ...prometheus.Collector) error {
+	for _, c := range cs {
 		if err := reg.Register(c); err != nil {
 			if _, already := errors.AsType[prometheus.AlreadyRegisteredError](err); !already {
 				return err

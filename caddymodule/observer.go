@@ -1,7 +1,7 @@
 package caddymodule
 
-// observer.go is what a handler's server tells: calls and peer connections
-// become metrics, panics become log entries.
+// observer.go is what an endpoint's server tells: calls and peer
+// connections become metrics, panics become log entries.
 
 import (
 	"context"
@@ -11,15 +11,24 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
 )
 
-// handlerObserver is a handler's rpccore.Observer.
-type handlerObserver struct {
+// peerEvents hears of peer connections: what rpccore.PeerObserver adds to
+// rpccore.Observer.
+type peerEvents interface {
+	MessagesIn(n int)
+	MessagesOut(n int)
+	SubscriptionsChanged(delta int)
+	NotificationsDropped(n int)
+}
+
+// endpointObserver is an endpoint's rpccore.Observer.
+type endpointObserver struct {
 	*metrics
-	*peerMetrics
-	handler *Handler // whose logger logs panics
+	peerEvents
+	logger **zap.Logger // the owner's logger, read when a method panics
 }
 
 // ObservePanic logs a method that panicked; its caller got -32603.
-func (o *handlerObserver) ObservePanic(ctx context.Context, method string, v any, stack []byte) {
+func (o *endpointObserver) ObservePanic(ctx context.Context, method string, v any, stack []byte) {
 	fields := []zap.Field{
 		zap.String("method", method),
 		zap.Any("panic", v),
@@ -28,11 +37,11 @@ func (o *handlerObserver) ObservePanic(ctx context.Context, method string, v any
 	if info := rpccore.RequestInfoFrom(ctx); info != nil {
 		fields = append(fields, zap.String("remote_addr", info.RemoteAddr))
 	}
-	o.handler.logger.Error("method panicked", fields...)
+	(*o.logger).Error("method panicked", fields...)
 }
 
 // Interface guards
 var (
-	_ rpccore.PanicObserver = (*handlerObserver)(nil)
-	_ rpccore.PeerObserver  = (*handlerObserver)(nil)
+	_ rpccore.PanicObserver = (*endpointObserver)(nil)
+	_ rpccore.PeerObserver  = (*endpointObserver)(nil)
 )

@@ -6,7 +6,6 @@ package caddymodule
 // collectors are made once per process and survive reloads.
 
 import (
-	"errors"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -44,15 +43,8 @@ func initPeerCollectors() {
 // it again for a second handler or a reload is not an error.
 func registerPeerCollectors(reg prometheus.Registerer) error {
 	peerCollectors.once.Do(initPeerCollectors)
-	for _, c := range []prometheus.Collector{peerCollectors.connections, peerCollectors.subscriptions,
-		peerCollectors.messages, peerCollectors.dropped} {
-		if err := reg.Register(c); err != nil {
-			if _, already := errors.AsType[prometheus.AlreadyRegisteredError](err); !already {
-				return err
-			}
-		}
-	}
-	return nil
+	return register(reg, peerCollectors.connections, peerCollectors.subscriptions,
+		peerCollectors.messages, peerCollectors.dropped)
 }
 
 // peerMetrics feeds the collectors from rpccore's PeerEvents.

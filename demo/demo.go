@@ -6,6 +6,8 @@ package demo
 
 import (
 	"context"
+	"strconv"
+	"time"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
 )
@@ -28,6 +30,8 @@ func Register(s *rpccore.Server) error {
 		"NullableFloatToNullableFloat": rpccore.Func1(NullableFloatToNullableFloat, "x"),
 		"Test2":                        rpccore.Func1(Test2, "x"),
 		"StringMe":                     rpccore.Func1(StringMe, "s"),
+		// A method that waits, for trying blocking calls.
+		"sleep": rpccore.Func1(Sleep, "ms").Blocking(),
 	})
 	if err != nil {
 		return err
@@ -74,3 +78,24 @@ func Test2(_ context.Context, x float64) (float64, error) { return x, nil }
 
 // StringMe returns s.
 func StringMe(_ context.Context, s string) (string, error) { return s, nil }
+
+// MaxSleep is the longest sleep accepts.
+const MaxSleep = 10 * time.Second
+
+// Sleep waits ms milliseconds (at most MaxSleep), or until the call is
+// cancelled, and returns ms.
+func Sleep(ctx context.Context, ms int) (int, error) {
+	d := time.Duration(ms) * time.Millisecond
+	if d < 0 || d > MaxSleep {
+		return 0, &rpccore.Error{Code: rpccore.CodeInvalidParams, Message: "Invalid params",
+			Data: "ms must be between 0 and " + strconv.Itoa(int(MaxSleep/time.Millisecond))}
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return ms, nil
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+}

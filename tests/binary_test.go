@@ -163,7 +163,8 @@ type exampleServer struct {
 	caddyfile string
 	stderr    *syncBuffer
 	cmd       *exec.Cmd
-	done      chan error
+	exited    chan struct{} // closed once the process has exited
+	exitErr   error         // how it exited, once exited is closed
 }
 
 // startExample runs bin/caddy with Caddyfile.example, its ports replaced by
@@ -171,7 +172,6 @@ type exampleServer struct {
 // of the test.
 func startExample(t *testing.T) *exampleServer {
 	t.Helper()
-	bin := caddyBinary(t)
 	example, err := os.ReadFile(filepath.Join("..", "Caddyfile.example"))
 	if err != nil {
 		t.Fatal(err)
@@ -182,16 +182,37 @@ func startExample(t *testing.T) *exampleServer {
 		"8080", fmt.Sprint(httpPort),
 		"localhost:2019", fmt.Sprintf("localhost:%d", admin),
 	).Replace(string(example))
+	s := startCaddy(t, caddyfile, fmt.Sprintf("http://localhost:%d", admin), func() error {
+		res, err := newClient(false, false).Post(fmt.Sprintf("https://localhost:%d/rpc", httpsPort),
+			"application/json", strings.NewReader(subtract))
+		if err != nil {
+			return err
+		}
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			return fmt.Errorf("status %d", res.StatusCode)
+		}
+		return nil
+	})
+	s.base = fmt.Sprintf("https://localhost:%d", httpsPort)
+	return s
+}
+
+// startCaddy runs bin/caddy with caddyfile (whose admin endpoint is
+// admin), from the repository's folder, and waits until ready succeeds.
+// The process is stopped at the end of the test.
+func startCaddy(t *testing.T, caddyfile, admin string, ready func() error) *exampleServer {
+	t.Helper()
+	bin := caddyBinary(t)
 	file := filepath.Join(t.TempDir(), "Caddyfile")
 	if err := os.WriteFile(file, []byte(caddyfile), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	s := &exampleServer{
-		base:      fmt.Sprintf("https://localhost:%d", httpsPort),
-		admin:     fmt.Sprintf("http://localhost:%d", admin),
+		admin:     admin,
 		caddyfile: caddyfile,
 		stderr:    new(syncBuffer),
-		done:      make(chan error, 1),
+		exited:    make(chan struct{}),
 	}
 	cmd := exec.Command(bin, "run", "--config", file, "--adapter", "caddyfile")
 	cmd.Dir = ".." // the repository, as ./xcaddy.sh run: the example serves wasm/web from there
@@ -201,26 +222,24 @@ func startExample(t *testing.T) *exampleServer {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	go func() { s.done <- cmd.Wait() }()
+	go func() {
+		s.exitErr = cmd.Wait()
+		close(s.exited)
+	}()
 	t.Cleanup(func() {
 		s.stop(t)
 		if t.Failed() {
 			t.Logf("bin/caddy's output:\n%s", s.stderr.String())
 		}
 	})
-
-	client := newClient(false, false)
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		res, err := client.Post(s.base+"/rpc", "application/json", strings.NewReader(subtract))
+		err := ready()
 		if err == nil {
-			res.Body.Close()
-			if res.StatusCode == 200 {
-				return s
-			}
+			return s
 		}
 		select {
-		case err := <-s.done:
-			t.Fatalf("bin/caddy exited: %v\n%s", err, s.stderr.String())
+		case <-s.exited:
+			t.Fatalf("bin/caddy exited: %v\n%s", s.exitErr, s.stderr.String())
 		default:
 		}
 		if time.Now().After(deadline) {
@@ -233,7 +252,7 @@ func startExample(t *testing.T) *exampleServer {
 // exit, killing it if it takes more than ten seconds.
 func (s *exampleServer) stop(t *testing.T) {
 	select {
-	case <-s.done:
+	case <-s.exited:
 		return // already exited
 	default:
 	}
@@ -242,11 +261,11 @@ func (s *exampleServer) stop(t *testing.T) {
 		res.Body.Close()
 	}
 	select {
-	case <-s.done:
+	case <-s.exited:
 	case <-time.After(10 * time.Second):
 		t.Error("bin/caddy did not stop within 10s of POST /stop; killing it")
 		_ = s.cmd.Process.Kill()
-		<-s.done
+		<-s.exited
 	}
 }
 

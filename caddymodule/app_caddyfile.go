@@ -1,0 +1,187 @@
+package caddymodule
+
+// app_caddyfile.go parses the jsonrpc global option of the Caddyfile into
+// the jsonrpc app.
+
+import (
+	"encoding/json"
+
+	"github.com/caddyserver/caddy/v2/caddyconfig"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
+)
+
+func init() {
+	httpcaddyfile.RegisterGlobalOption("jsonrpc", parseGlobalOption)
+}
+
+// parseGlobalOption makes the jsonrpc app of the global option.
+func parseGlobalOption(d *caddyfile.Dispenser, _ any) (any, error) {
+	var app App
+	if err := app.UnmarshalCaddyfile(d); err != nil {
+		return nil, err
+	}
+	return httpcaddyfile.App{Name: "jsonrpc", Value: caddyconfig.JSON(app, nil)}, nil
+}
+
+// UnmarshalCaddyfile sets up the app from the global option's tokens.
+// Syntax:
+//
+//	jsonrpc {
+//	    shutdown_grace <duration>
+//	    listen <addresses...> {
+//	        service <name> [{ <the service's own options> }]
+//	        max_message       <size>
+//	        max_batch         <items>
+//	        max_response_body <size>
+//	        max_depth         <levels>
+//	        concurrency       <calls>
+//	        methods {
+//	            allow <patterns...>
+//	            deny  <patterns...>
+//	        }
+//	        framing           values|content_length
+//	        tls internal|<cert_file> <key_file>
+//	        tls {
+//	            issuer internal|acme
+//	            names  <names...>
+//	        }
+//	        max_connections   <connections>
+//	        idle_timeout      <duration>
+//	        max_in_flight     <documents>
+//	        send_queue        <messages>
+//	        slow_consumer     drop_oldest|disconnect
+//	        max_subscriptions <subscriptions>
+//	    }
+//	}
+//
+// listen may be repeated, one block per listener; one listen may name
+// several addresses.
+func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	d.Next() // the option's name
+	if d.NextArg() {
+		return d.ArgErr()
+	}
+	for d.NextBlock(0) {
+		switch d.Val() {
+		case "listen":
+			l, err := parseListener(d)
+			if err != nil {
+				return err
+			}
+			a.Listeners = append(a.Listeners, l)
+		case "shutdown_grace":
+			if a.ShutdownGrace != 0 {
+				return d.Err("shutdown_grace: specified twice")
+			}
+			grace, err := parseDuration(d)
+			if err != nil {
+				return err
+			}
+			a.ShutdownGrace = grace
+		default:
+			return d.Errf("unrecognized jsonrpc global option %q (want listen or shutdown_grace)", d.Val())
+		}
+	}
+	return nil
+}
+
+// parseListener reads one listen line and its block.
+func parseListener(d *caddyfile.Dispenser) (*StreamListener, error) {
+	l := &StreamListener{Listen: d.RemainingArgs()}
+	if len(l.Listen) == 0 {
+		return nil, d.Err("listen: want at least one address, such as tcp/127.0.0.1:9000")
+	}
+	seen := make(map[string]bool)
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		option := d.Val()
+		if option != "service" {
+			if seen[option] {
+				return nil, d.Errf("listen %s: %s: specified twice", l.name(), option)
+			}
+			seen[option] = true
+		}
+		var err error
+		switch option {
+		case "service":
+			var svc json.RawMessage
+			if svc, err = parseService(d); err == nil {
+				l.ServicesRaw = append(l.ServicesRaw, svc)
+			}
+		case "max_message":
+			l.MaxMessage, err = parseSize(d)
+		case "max_response_body":
+			l.MaxResponseBody, err = parseSize(d)
+		case "max_batch":
+			l.MaxBatch, err = parseCount(d)
+		case "max_depth":
+			l.MaxDepth, err = parseCount(d)
+		case "concurrency":
+			l.Concurrency, err = parseCount(d)
+		case "methods":
+			l.Methods, err = parseMethods(d)
+		case "framing":
+			if !d.AllArgs(&l.Framing) {
+				return nil, d.Err("framing: want values or content_length")
+			}
+		case "tls":
+			l.TLS, err = parseStreamTLS(d)
+		case "max_connections":
+			l.MaxConnections, err = parseCount(d)
+		case "idle_timeout":
+			l.IdleTimeout, err = parseDuration(d)
+		case "max_in_flight":
+			l.MaxInFlight, err = parseCount(d)
+		case "send_queue":
+			l.SendQueue, err = parseCount(d)
+		case "max_subscriptions":
+			l.MaxSubscriptions, err = parseCount(d)
+		case "slow_consumer":
+			if !d.AllArgs(&l.SlowConsumer) {
+				return nil, d.Err("slow_consumer: want drop_oldest or disconnect")
+			}
+		default:
+			return nil, d.Errf("unrecognized listen option %q", option)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return l, l.check()
+}
+
+// parseStreamTLS reads `tls internal`, `tls <cert_file> <key_file>`, or a
+// tls block.
+func parseStreamTLS(d *caddyfile.Dispenser) (*StreamTLS, error) {
+	t := new(StreamTLS)
+	switch args := d.RemainingArgs(); len(args) {
+	case 0:
+	case 1:
+		if args[0] != "internal" {
+			return nil, d.Errf("tls: %q is not internal (or give a certificate file and its key file)", args[0])
+		}
+		t.Issuer = "internal"
+	case 2:
+		t.CertFile, t.KeyFile = args[0], args[1]
+	default:
+		return nil, d.ArgErr()
+	}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		switch d.Val() {
+		case "issuer":
+			if !d.AllArgs(&t.Issuer) {
+				return nil, d.Err("tls issuer: want internal or acme")
+			}
+		case "names":
+			if t.Names = d.RemainingArgs(); len(t.Names) == 0 {
+				return nil, d.Err("tls names: want at least one name")
+			}
+		default:
+			return nil, d.Errf("unrecognized tls option %q", d.Val())
+		}
+	}
+	return t, t.check()
+}
+
+// Interface guards
+var _ caddyfile.Unmarshaler = (*App)(nil)
