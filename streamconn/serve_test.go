@@ -31,6 +31,12 @@ type served struct {
 // connection it accepts, and dials it.
 func serve(t *testing.T, network string, srv *rpccore.Server, opts streamconn.Options) *served {
 	t.Helper()
+	return servePeer(t, network, srv, opts, rpccore.PeerConfig{})
+}
+
+// servePeer is serve with the peer's configuration.
+func servePeer(t *testing.T, network string, srv *rpccore.Server, opts streamconn.Options, cfg rpccore.PeerConfig) *served {
+	t.Helper()
 	addr := "127.0.0.1:0"
 	if network == "unix" {
 		addr = filepath.Join(t.TempDir(), "rpc.sock")
@@ -52,7 +58,7 @@ func serve(t *testing.T, network string, srv *rpccore.Server, opts streamconn.Op
 		}
 		c := streamconn.New(nc, nil, opts)
 		accepted <- c
-		s.done <- c.Serve(ctx, srv, rpccore.PeerConfig{})
+		s.done <- c.Serve(ctx, srv, cfg)
 	}()
 	if s.conn, err = net.Dial(network, l.Addr().String()); err != nil {
 		t.Fatal(err)
@@ -307,6 +313,45 @@ func TestSubscriptionsOverAStream(t *testing.T) {
 		note := s.line(t)
 		if note != `{"jsonrpc":"2.0","method":"demo_subscription","params":{"subscription":"`+id+`","result":`+strconv.Itoa(want)+`}}` {
 			t.Fatalf("notification %s", note)
+		}
+	}
+}
+
+// TestClientThatDoesNotReadStopsBeingRead sends requests without reading
+// the answers: once the send queue is full the server stops reading, so
+// the client's writes block, and every answer still comes, in order, once
+// the client reads.
+func TestClientThatDoesNotReadStopsBeingRead(t *testing.T) {
+	s := servePeer(t, "tcp", demoServer(t, nil), streamconn.Options{}, rpccore.PeerConfig{SendQueue: 4})
+	req := []byte(call("StringMe", `["`+strings.Repeat("x", 200)+`"]`, 1))
+	const limit = 256 << 20
+	written := 0
+	for written < limit {
+		s.conn.SetWriteDeadline(time.Now().Add(500 * time.Millisecond))
+		n, err := s.conn.Write(req)
+		written += n
+		if err != nil {
+			if !isTimeout(err) {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	if written >= limit {
+		t.Fatalf("wrote %d MiB without the server pushing back", written>>20)
+	}
+	t.Logf("the server stopped reading after %d KiB", written>>10)
+	s.conn.SetWriteDeadline(time.Time{})
+	whole := written / len(req)
+	if written%len(req) != 0 {
+		// Finish the request the deadline cut, now that the client reads.
+		go s.conn.Write(req[written%len(req):])
+		whole++
+	}
+	want := result(`"`+strings.Repeat("x", 200)+`"`, 1)
+	for i := range whole {
+		if got := s.line(t); got != want {
+			t.Fatalf("answer %d of %d: %.80s", i, whole, got)
 		}
 	}
 }
