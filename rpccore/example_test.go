@@ -62,3 +62,35 @@ func ExampleMethod_Default() {
 	// {"jsonrpc":"2.0","error":{"code":1,"message":"factor must not be 0","data":{"x":1}},"id":2}
 	// {"jsonrpc":"2.0","result":{"any":["thing"]},"id":3}
 }
+
+// A service's methods registered in one call, one of them taking a param
+// that may be null or left out: a Nullable, which costs no allocation, and
+// Some to return a value.
+func ExampleServer_RegisterMethods() {
+	s := rpccore.NewServer()
+	err := s.RegisterMethods(rpccore.Methods{
+		"subtract": rpccore.Func2(Subtract, "minuend", "subtrahend"),
+		"double": rpccore.Func1(func(_ context.Context, x rpccore.Nullable[int]) (rpccore.Nullable[int], error) {
+			if !x.Valid {
+				return rpccore.Nullable[int]{}, nil // null in, null out
+			}
+			return rpccore.Some(2 * x.Value), nil
+		}, "x"),
+	})
+	if err != nil {
+		panic(err)
+	}
+	for _, req := range []string{
+		`{"jsonrpc":"2.0","method":"double","params":[21],"id":1}`,
+		`{"jsonrpc":"2.0","method":"double","params":[null],"id":2}`,
+		`{"jsonrpc":"2.0","method":"double","id":3}`,
+	} {
+		fmt.Println(string(s.Process(context.Background(), []byte(req), nil)))
+	}
+	fmt.Println(s.Register("subtract", rpccore.Func2(Subtract, "minuend", "subtrahend")))
+	// Output:
+	// {"jsonrpc":"2.0","result":42,"id":1}
+	// {"jsonrpc":"2.0","result":null,"id":2}
+	// {"jsonrpc":"2.0","result":null,"id":3}
+	// method "subtract" is registered twice
+}
