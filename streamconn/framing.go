@@ -4,7 +4,11 @@ package streamconn
 // as few of them as it can: it tracks strings and nesting, and leaves
 // validating the value to the processor.
 
-import "errors"
+import (
+	"encoding/binary"
+	"errors"
+	"math/bits"
+)
 
 // Framing says how messages are delimited on the stream.
 type Framing int
@@ -97,34 +101,83 @@ func (f *valueFramer) scan(b []byte) (n int, complete bool, err error) {
 		}
 		return i, false, nil
 	}
+	// The state lives in locals while the loop runs: f may alias nothing,
+	// but the compiler cannot know that.
+	depth, inString, escaped := f.depth, f.inString, f.escaped
 	for i < len(b) {
-		c := b[i]
-		i++
-		if f.inString {
-			switch {
-			case f.escaped:
-				f.escaped = false
-			case c == '\\':
-				f.escaped = true
-			case c == '"':
-				f.inString = false
-				if f.depth == 0 {
-					return i, true, nil
-				}
+		if inString {
+			if escaped {
+				escaped = false
+				i++
+			}
+			i = skipPlainString(b, i)
+			if i == len(b) {
+				break
+			}
+			if b[i] == '\\' {
+				escaped = true
+				i++
+				continue
+			}
+			i++ // the closing quote
+			inString = false
+			if depth == 0 {
+				*f = valueFramer{started: true}
+				return i, true, nil
 			}
 			continue
 		}
+		for i < len(b) && !bracketOrQuote[b[i]] {
+			i++
+		}
+		if i == len(b) {
+			break
+		}
+		c := b[i]
+		i++
 		switch c {
 		case '"':
-			f.inString = true
+			inString = true
 		case '{', '[':
-			f.depth++
+			depth++
 		case '}', ']':
-			f.depth--
-			if f.depth == 0 {
+			depth--
+			if depth == 0 {
+				*f = valueFramer{started: true}
 				return i, true, nil
 			}
 		}
 	}
+	f.depth, f.inString, f.escaped = depth, inString, escaped
 	return i, false, nil
 }
+
+// bracketOrQuote marks the bytes that matter outside strings.
+var bracketOrQuote = [256]bool{'{': true, '}': true, '[': true, ']': true, '"': true}
+
+// skipPlainString returns the offset of the first '"' or '\\' in b at or
+// after i, or len(b): eight bytes at a time, then one by one.
+func skipPlainString(b []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for i+8 <= len(b) {
+		w := binary.LittleEndian.Uint64(b[i:])
+		q, bs := w^(ones*'"'), w^(ones*'\\')
+		if m := ((q-ones)&^q | (bs-ones)&^bs) & highs; m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
+	}
+	for i < len(b) && plainInString[b[i]] {
+		i++
+	}
+	return i
+}
+
+// plainInString marks the bytes that neither end a string nor escape the
+// next one.
+var plainInString = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()

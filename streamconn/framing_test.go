@@ -1,6 +1,7 @@
 package streamconn
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -115,4 +116,34 @@ func TestContentLengthHeader(t *testing.T) {
 			t.Errorf("%q: %d, %v", tt.header, n, err)
 		}
 	}
+}
+
+// FuzzFraming checks that where values end does not depend on how the
+// bytes are split across reads, and that a valid JSON value followed by
+// another is framed as exactly itself.
+func FuzzFraming(f *testing.F) {
+	for _, seed := range []string{
+		`{"a":[1,"]"]}{"b":"\\"}"}`, `["\\\\"]["\""]`, `"x" 12 true {}`, `{"s":"\u00e9\\n"}[[[]]]`,
+		`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`, `}`, `["\`,
+	} {
+		f.Add([]byte(seed), uint8(3), uint8(7))
+	}
+	f.Fuzz(func(t *testing.T, in []byte, cut1, cut2 uint8) {
+		whole, errWhole := frame(t, string(in))
+		a, b := int(cut1)%(len(in)+1), int(cut2)%(len(in)+1)
+		if a > b {
+			a, b = b, a
+		}
+		split, errSplit := frame(t, string(in[:a]), string(in[a:b]), string(in[b:]))
+		if (errWhole == nil) != (errSplit == nil) || strings.Join(whole, "\x00") != strings.Join(split, "\x00") {
+			t.Fatalf("framed whole %q (%v), split at %d and %d %q (%v)", whole, errWhole, a, b, split, errSplit)
+		}
+		v := strings.TrimSpace(string(in))
+		if json.Valid(in) && v != "" && (v[0] == '{' || v[0] == '[' || v[0] == '"') {
+			doubled, err := frame(t, string(in)+string(in))
+			if err != nil || len(doubled) != 2 || doubled[0] != v || doubled[1] != v {
+				t.Fatalf("a valid value twice framed as %q, %v", doubled, err)
+			}
+		}
+	})
 }
