@@ -1,7 +1,8 @@
 // Package wsconn carries rpccore peers over WebSocket (RFC 6455): one
 // JSON-RPC document per message, with the messages written between two
 // flushes sent in one network write. github.com/gobwas/ws, a frame-level
-// library, does the handshake and encodes and decodes every frame header;
+// library, makes the handshake's answer and encodes and decodes every
+// frame header;
 // wsconn decides what the frames mean: messages out of fragments, pings
 // answered, the closing handshake, and the status a connection fails with
 // (1002 for a broken frame or close frame, 1007 for a text message or a

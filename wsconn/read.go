@@ -28,8 +28,8 @@ var (
 // A text message must be valid UTF-8 (else close 1007); a binary one is
 // not checked. A message over Options.MaxMessage closes the connection
 // with 1009 before its payload is read, a broken frame with 1002; the
-// error is then a failure, and a close frame from the client is a
-// *CloseError. Its context is not used: a read ends when the connection
+// error then names the status sent. A close frame from the client ends
+// reading with a *CloseError. Its context is not used: a read ends when the connection
 // closes or InterruptRead is called.
 func (c *Conn) ReadMessage(_ context.Context, dst []byte) ([]byte, error) {
 	if c.interrupted.Load() {
