@@ -9,6 +9,7 @@ require (
 	github.com/coder/websocket v1.8.15
 	github.com/creachadair/jrpc2 v1.3.6
 	github.com/ethereum/go-ethereum v1.17.10
+	github.com/gobwas/ws v1.5.0
 	github.com/goccy/go-json v0.12.0
 	gonum.org/v1/plot v0.17.0
 )
@@ -28,6 +29,7 @@ require (
 	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/go-ole/go-ole v1.3.0 // indirect
+	github.com/gobwas/httphead v0.1.0 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/gorilla/websocket v1.4.2 // indirect
 	github.com/holiman/uint256 v1.3.2 // indirect

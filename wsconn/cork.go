@@ -1,17 +1,18 @@
 package wsconn
 
-// cork.go holds the connection wrapper that gathers the frames written
-// between two flushes into one network write, and reads through a
-// borrowed buffer.
+// cork.go holds the writing side of a connection: frames written between
+// two flushes are gathered into one network write, and a close frame is
+// the last frame ever written.
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"net"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gobwas/ws"
 )
 
 // heldBuffers holds the buffers corked writes gather in.
@@ -20,55 +21,49 @@ var heldBuffers = sync.Pool{New: func() any {
 	return &b
 }}
 
-// corkConn is a net.Conn whose writes are held while it is corked and
-// written out together by uncork. All writes, held or not, are serialised.
-// Between flushes it holds no write buffer, and while it waits to read,
-// no read buffer where the platform allows (see borrowingReader).
+// corkConn writes a connection's frames. Frames are held while it is
+// corked and written out together by uncork; control frames written while
+// it is not corked go out at once. All writes are serialised. Between
+// flushes it holds no write buffer, and while it waits to read, no read
+// buffer where the platform allows (see borrowingReader).
 type corkConn struct {
-	net.Conn
+	nc        net.Conn
 	reader    *borrowingReader
+	timeout   time.Duration // bounds a control frame's write; 0 for none
 	mu        sync.Mutex
 	corked    bool
 	held      *[]byte     // borrowed from heldBuffers while writes are held
 	stopped   atomic.Bool // interruptWrites was called
-	closeSent bool        // the library wrote a close frame: no data may follow
+	closeSent bool        // a close frame was written: no frame may follow
+	header    [ws.MaxHeaderSize]byte
 }
 
 // newCorkConn wraps conn; early holds what the client sent before the
 // connection was handed over, to be read first.
 func newCorkConn(conn net.Conn, early []byte) *corkConn {
-	return &corkConn{Conn: conn, reader: newBorrowingReader(conn, early)}
+	return &corkConn{nc: conn, reader: newBorrowingReader(conn, early)}
 }
 
-// Read implements net.Conn.
-func (c *corkConn) Read(p []byte) (int, error) { return c.reader.Read(p) }
+// frameBuffer is a held buffer as the io.Writer that ws.WriteHeaderBuffer
+// writes a header into.
+type frameBuffer []byte
 
-// closeFrame is the first byte of a close frame (FIN, opcode 8).
-const closeFrame = 0x88
+// Write implements io.Writer by appending p.
+func (b *frameBuffer) Write(p []byte) (int, error) {
+	*b = append(*b, p...)
+	return len(p), nil
+}
 
-// Write implements net.Conn. The WebSocket library writes through it, and
-// only control frames (holdTextFrame writes the data), each in one call.
-func (c *corkConn) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(p) > 0 && p[0] == closeFrame {
-		c.closeSent = true
-	}
-	if c.corked {
-		if c.held == nil {
-			c.held = heldBuffers.Get().(*[]byte)
-		}
-		*c.held = append(*c.held, p...)
-		return len(p), nil
-	}
-	return c.Conn.Write(p)
+// appendFrame appends one final, unmasked frame to *b; c.mu is held (the
+// header scratch is c's).
+func (c *corkConn) appendFrame(b *[]byte, op ws.OpCode, payload []byte) {
+	h := ws.Header{Fin: true, OpCode: op, Length: int64(len(payload))}
+	_ = ws.WriteHeaderBuffer((*frameBuffer)(b), h, c.header[:]) // appending cannot fail
+	*b = append(*b, payload...)
 }
 
 // holdTextFrame corks the connection and adds msg to what it holds as one
-// final, unmasked text frame (RFC 6455, section 5.2: the opcode byte, then
-// the length in 7, 16 or 64 bits). Frames the WebSocket library writes
-// meanwhile (pongs, closes) come whole, in one Write each, so frames never
-// interleave.
+// text frame.
 func (c *corkConn) holdTextFrame(msg []byte) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -79,21 +74,84 @@ func (c *corkConn) holdTextFrame(msg []byte) error {
 	if c.held == nil {
 		c.held = heldBuffers.Get().(*[]byte)
 	}
-	b := append(*c.held, 0x80|0x1) // FIN, text
-	switch n := len(msg); {
-	case n < 126:
-		b = append(b, byte(n))
-	case n <= 0xFFFF:
-		b = append(b, 126, byte(n>>8), byte(n))
-	default:
-		b = binary.BigEndian.AppendUint64(append(b, 127), uint64(n))
-	}
-	*c.held = append(b, msg...)
+	c.appendFrame(c.held, ws.OpText, msg)
 	return nil
+}
+
+// writeControl writes a ping or a pong: after the held frames when the
+// connection is corked (the flush under way sends it), at once otherwise.
+func (c *corkConn) writeControl(op ws.OpCode, payload []byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closeSent {
+		return net.ErrClosed
+	}
+	if c.corked {
+		c.appendFrame(c.held, op, payload)
+		return nil
+	}
+	b := heldBuffers.Get().(*[]byte)
+	c.appendFrame(b, op, payload)
+	err := c.writeNow(*b, c.timeout, true)
+	putHeld(b)
+	return err
+}
+
+// writeClose writes a close frame with body (from closeBody) after the
+// held frames, at once, unless one was written already; no frame follows
+// it. It is written even after interruptWrites (closing is what follows),
+// within closeTimeout.
+func (c *corkConn) writeClose(body []byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closeSent {
+		return nil
+	}
+	c.closeSent = true
+	b := c.held
+	if b == nil {
+		b = heldBuffers.Get().(*[]byte)
+	}
+	c.held, c.corked = nil, false
+	c.appendFrame(b, ws.OpClose, body)
+	err := c.writeNow(*b, min(c.timeout, closeTimeout), false)
+	putHeld(b)
+	return err
+}
+
+// sentClose reports whether a close frame was written.
+func (c *corkConn) sentClose() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closeSent
+}
+
+// writeNow writes b, giving up after timeout (0: never); c.mu is held.
+// When checkStopped, it fails after interruptWrites.
+func (c *corkConn) writeNow(b []byte, timeout time.Duration, checkStopped bool) error {
+	if timeout > 0 {
+		_ = c.nc.SetWriteDeadline(time.Now().Add(timeout))
+		defer func() { _ = c.nc.SetWriteDeadline(time.Time{}) }()
+	}
+	// Checked after the deadline is set: an interruption either shows
+	// here or sets its deadline after this one.
+	if checkStopped && c.stopped.Load() {
+		return errWritesInterrupted
+	}
+	_, err := c.nc.Write(b)
+	return err
 }
 
 // maxHeldKept bounds the buffer returned to the pool after a flush.
 const maxHeldKept = 256 << 10
+
+// putHeld returns a held buffer to the pool unless it grew too large.
+func putHeld(b *[]byte) {
+	if cap(*b) <= maxHeldKept {
+		*b = (*b)[:0]
+		heldBuffers.Put(b)
+	}
+}
 
 // uncork writes what was held in one write and stops holding. The write
 // gives up when ctx ends or after timeout.
@@ -106,29 +164,14 @@ func (c *corkConn) uncork(ctx context.Context, timeout time.Duration) error {
 		return nil
 	}
 	c.held = nil
-	defer func() {
-		if cap(*held) <= maxHeldKept {
-			*held = (*held)[:0]
-			heldBuffers.Put(held)
-		}
-	}()
+	defer putHeld(held)
 	if len(*held) == 0 {
 		return nil
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if timeout > 0 {
-		_ = c.Conn.SetWriteDeadline(time.Now().Add(timeout))
-		defer func() { _ = c.Conn.SetWriteDeadline(time.Time{}) }()
-	}
-	// Checked after the deadline is set: an interruption either shows
-	// here or sets its deadline after this one.
-	if c.stopped.Load() {
-		return errWritesInterrupted
-	}
-	_, err := c.Conn.Write(*held)
-	return err
+	return c.writeNow(*held, timeout, true)
 }
 
 // errWritesInterrupted is what flushes return after interruptWrites.
@@ -137,5 +180,5 @@ var errWritesInterrupted = errors.New("wsconn: writing was interrupted")
 // interruptWrites ends the flush under way and refuses later ones.
 func (c *corkConn) interruptWrites() {
 	c.stopped.Store(true)
-	_ = c.Conn.SetWriteDeadline(time.Unix(1, 0))
+	_ = c.nc.SetWriteDeadline(time.Unix(1, 0))
 }

@@ -79,7 +79,7 @@ func TestInterruptWritesEndsABlockedFlush(t *testing.T) {
 func TestNoDataFrameAfterAClose(t *testing.T) {
 	server, _ := tcpPair(t)
 	c := newCorkConn(server, nil)
-	if _, err := c.Write([]byte{closeFrame, 2, 0x03, 0xe9}); err != nil { // close 1001, as the library writes it
+	if err := c.writeClose(closeBody(StatusGoingAway, "")); err != nil { // close 1001
 		t.Fatal(err)
 	}
 	if err := c.holdTextFrame([]byte("late")); err == nil {

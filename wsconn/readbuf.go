@@ -10,6 +10,10 @@ import (
 	"syscall"
 )
 
+// readBufferSize is the size of a borrowed read buffer: many small
+// pipelined messages per read.
+const readBufferSize = 4096
+
 // readBuffers holds the buffers connections borrow to read into.
 var readBuffers = sync.Pool{New: func() any {
 	b := make([]byte, readBufferSize)

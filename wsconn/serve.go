@@ -7,8 +7,6 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/coder/websocket"
-
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
 )
 
@@ -30,9 +28,12 @@ func Serve(ctx context.Context, w http.ResponseWriter, r *http.Request, srv *rpc
 // connection fails, or ctx ends, pinging the client as Options.PingInterval
 // says. Then it closes the connection: 1001 (going away) on shutdown, after
 // the answers already computed are written; 1008 (policy violation) for a
-// client too slow to keep up under the Disconnect policy. It needs neither
-// the request nor its goroutine: an HTTP handler may return once Accept
-// has, and leave Serve to a goroutine of its own.
+// client too slow to keep up under the Disconnect policy; the status
+// ReadMessage sent when the client broke the protocol or a limit. It
+// returns nil when the connection ended normally (shutdown, or the
+// client's close with 1000 or 1001). It needs neither the request nor its
+// goroutine: an HTTP handler may return once Accept has, and leave Serve
+// to a goroutine of its own.
 func (c *Conn) Serve(ctx context.Context, srv *rpccore.Server, cfg rpccore.PeerConfig) error {
 	stopPings := func() {}
 	if c.pingInterval > 0 {
@@ -42,14 +43,15 @@ func (c *Conn) Serve(ctx context.Context, srv *rpccore.Server, cfg rpccore.PeerC
 	stopPings()
 	switch {
 	case errors.Is(err, rpccore.ErrShutdown):
-		_ = c.Close(websocket.StatusGoingAway, "server shutting down")
+		_ = c.Close(StatusGoingAway, "server shutting down")
 		return nil
 	case errors.Is(err, rpccore.ErrSlowConsumer):
-		_ = c.Close(websocket.StatusPolicyViolation, "client too slow to keep up")
+		_ = c.Close(StatusPolicyViolation, "client too slow to keep up")
 	default:
-		_ = c.CloseNow()
+		c.finish()
 	}
-	if s := websocket.CloseStatus(err); s == websocket.StatusNormalClosure || s == websocket.StatusGoingAway {
+	var closed *CloseError
+	if errors.As(err, &closed) && (closed.Code == StatusNormalClosure || closed.Code == StatusGoingAway) {
 		return nil
 	}
 	return err

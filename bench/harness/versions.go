@@ -20,6 +20,7 @@ var peerModules = []string{
 	"github.com/creachadair/jrpc2",
 	"github.com/goccy/go-json",
 	"github.com/coder/websocket",
+	"github.com/gobwas/ws",
 	"gonum.org/v1/plot",
 }
 
