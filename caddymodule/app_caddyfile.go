@@ -4,8 +4,6 @@ package caddymodule
 // the jsonrpc app.
 
 import (
-	"encoding/json"
-
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
@@ -101,42 +99,30 @@ func parseListener(d *caddyfile.Dispenser) (*StreamListener, error) {
 			}
 			seen[option] = true
 		}
-		var err error
-		switch option {
-		case "service":
-			var svc json.RawMessage
-			if svc, err = parseService(d); err == nil {
-				l.ServicesRaw = append(l.ServicesRaw, svc)
-			}
-		case "max_message":
-			l.MaxMessage, err = parseSize(d)
-		case "max_response_body":
-			l.MaxResponseBody, err = parseSize(d)
-		case "max_batch":
-			l.MaxBatch, err = parseCount(d)
-		case "max_depth":
-			l.MaxDepth, err = parseCount(d)
-		case "concurrency":
-			l.Concurrency, err = parseCount(d)
-		case "methods":
-			l.Methods, err = parseMethods(d)
-		case "framing":
+		handled, err := parseEndpointOption(d, option, endpointFields{
+			services: &l.ServicesRaw, maxRequest: &l.MaxMessage, maxRequestName: "max_message",
+			maxBatch: &l.MaxBatch, maxResponseBody: &l.MaxResponseBody, maxDepth: &l.MaxDepth,
+			concurrency: &l.Concurrency, methods: &l.Methods,
+		})
+		switch {
+		case handled:
+		case option == "framing":
 			if !d.AllArgs(&l.Framing) {
 				return nil, d.Err("framing: want values or content_length")
 			}
-		case "tls":
+		case option == "tls":
 			l.TLS, err = parseStreamTLS(d)
-		case "max_connections":
+		case option == "max_connections":
 			l.MaxConnections, err = parseCount(d)
-		case "idle_timeout":
+		case option == "idle_timeout":
 			l.IdleTimeout, err = parseDuration(d)
-		case "max_in_flight":
+		case option == "max_in_flight":
 			l.MaxInFlight, err = parseCount(d)
-		case "send_queue":
+		case option == "send_queue":
 			l.SendQueue, err = parseCount(d)
-		case "max_subscriptions":
+		case option == "max_subscriptions":
 			l.MaxSubscriptions, err = parseCount(d)
-		case "slow_consumer":
+		case option == "slow_consumer":
 			if !d.AllArgs(&l.SlowConsumer) {
 				return nil, d.Err("slow_consumer: want drop_oldest or disconnect")
 			}

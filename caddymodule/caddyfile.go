@@ -73,26 +73,14 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			seen[option] = true
 		}
-		var err error
-		switch option {
-		case "service":
-			var svc json.RawMessage
-			if svc, err = parseService(d); err == nil {
-				h.ServicesRaw = append(h.ServicesRaw, svc)
-			}
-		case "max_request_body":
-			h.MaxRequestBody, err = parseSize(d)
-		case "max_response_body":
-			h.MaxResponseBody, err = parseSize(d)
-		case "max_batch":
-			h.MaxBatch, err = parseCount(d)
-		case "max_depth":
-			h.MaxDepth, err = parseCount(d)
-		case "concurrency":
-			h.Concurrency, err = parseCount(d)
-		case "methods":
-			h.Methods, err = parseMethods(d)
-		case "websocket":
+		handled, err := parseEndpointOption(d, option, endpointFields{
+			services: &h.ServicesRaw, maxRequest: &h.MaxRequestBody, maxRequestName: "max_request_body",
+			maxBatch: &h.MaxBatch, maxResponseBody: &h.MaxResponseBody, maxDepth: &h.MaxDepth,
+			concurrency: &h.Concurrency, methods: &h.Methods,
+		})
+		switch {
+		case handled:
+		case option == "websocket":
 			h.WebSocket, err = parseWebSocket(d)
 		default:
 			return d.Errf("unrecognized jsonrpc option %q", option)
@@ -102,6 +90,46 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		}
 	}
 	return nil
+}
+
+// endpointFields points at the fields of the options that the handler
+// and a stream listener share, for parseEndpointOption.
+type endpointFields struct {
+	services        *[]json.RawMessage
+	maxRequest      *int64
+	maxRequestName  string // max_request_body, or max_message
+	maxBatch        *int
+	maxResponseBody *int64
+	maxDepth        *int
+	concurrency     *int
+	methods         **MethodFilter
+}
+
+// parseEndpointOption parses option into f when it is one of the shared
+// options, and reports whether it was.
+func parseEndpointOption(d *caddyfile.Dispenser, option string, f endpointFields) (handled bool, err error) {
+	switch option {
+	case "service":
+		var svc json.RawMessage
+		if svc, err = parseService(d); err == nil {
+			*f.services = append(*f.services, svc)
+		}
+	case f.maxRequestName:
+		*f.maxRequest, err = parseSize(d)
+	case "max_response_body":
+		*f.maxResponseBody, err = parseSize(d)
+	case "max_batch":
+		*f.maxBatch, err = parseCount(d)
+	case "max_depth":
+		*f.maxDepth, err = parseCount(d)
+	case "concurrency":
+		*f.concurrency, err = parseCount(d)
+	case "methods":
+		*f.methods, err = parseMethods(d)
+	default:
+		return false, nil
+	}
+	return true, err
 }
 
 // parseService reads `service <name> [{ ... }]` into the service's module

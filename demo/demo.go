@@ -31,7 +31,7 @@ func Register(s *rpccore.Server) error {
 		"Test2":                        rpccore.Func1(Test2, "x"),
 		"StringMe":                     rpccore.Func1(StringMe, "s"),
 		// A method that waits, for trying blocking calls.
-		"sleep": rpccore.Func1(Sleep, "ms").Blocking(),
+		"delay": rpccore.Func1(Delay, "ms").Blocking(),
 	})
 	if err != nil {
 		return err
@@ -79,16 +79,16 @@ func Test2(_ context.Context, x float64) (float64, error) { return x, nil }
 // StringMe returns s.
 func StringMe(_ context.Context, s string) (string, error) { return s, nil }
 
-// MaxSleep is the longest sleep accepts.
-const MaxSleep = 10 * time.Second
+// MaxDelay is the longest delay accepts.
+const MaxDelay = 10 * time.Second
 
-// Sleep waits ms milliseconds (at most MaxSleep), or until the call is
+// Delay waits ms milliseconds (at most MaxDelay), or until the call is
 // cancelled, and returns ms.
-func Sleep(ctx context.Context, ms int) (int, error) {
+func Delay(ctx context.Context, ms int) (int, error) {
 	d := time.Duration(ms) * time.Millisecond
-	if d < 0 || d > MaxSleep {
+	if d < 0 || d > MaxDelay {
 		return 0, &rpccore.Error{Code: rpccore.CodeInvalidParams, Message: "Invalid params",
-			Data: "ms must be between 0 and " + strconv.Itoa(int(MaxSleep/time.Millisecond))}
+			Data: "ms must be between 0 and " + strconv.Itoa(int(MaxDelay/time.Millisecond))}
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()

@@ -20,8 +20,8 @@ func TestRegisterServesTheDesignedMethods(t *testing.T) {
 	}
 	got := s.Methods()
 	slices.Sort(got)
-	want := []string{"NullableFloatToNullableFloat", "StringMe", "Test2", "add", "addInt", "demo_publish",
-		"demo_subscribe", "demo_unsubscribe", "get_data", "notify_hello", "notify_sum", "sleep", "subtract", "sum", "update"}
+	want := []string{"NullableFloatToNullableFloat", "StringMe", "Test2", "add", "addInt", "delay", "demo_publish",
+		"demo_subscribe", "demo_unsubscribe", "get_data", "notify_hello", "notify_sum", "subtract", "sum", "update"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("methods %v, want %v", got, want)
 	}
@@ -45,25 +45,25 @@ func TestPublishChecksTheRoom(t *testing.T) {
 	}
 }
 
-func TestSleepWaitsWithinBounds(t *testing.T) {
+func TestDelayWaitsWithinBounds(t *testing.T) {
 	s := rpccore.NewServer()
 	if err := demo.Register(s); err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	got := string(s.Process(context.Background(), []byte(`{"jsonrpc":"2.0","method":"sleep","params":[30],"id":1}`), nil))
+	got := string(s.Process(context.Background(), []byte(`{"jsonrpc":"2.0","method":"delay","params":[30],"id":1}`), nil))
 	if got != `{"jsonrpc":"2.0","result":30,"id":1}` || time.Since(start) < 30*time.Millisecond {
-		t.Fatalf("sleep 30: %s after %v", got, time.Since(start))
+		t.Fatalf("delay 30: %s after %v", got, time.Since(start))
 	}
 	for _, ms := range []string{"-1", "10001"} {
-		got := string(s.Process(context.Background(), []byte(`{"jsonrpc":"2.0","method":"sleep","params":[`+ms+`],"id":1}`), nil))
+		got := string(s.Process(context.Background(), []byte(`{"jsonrpc":"2.0","method":"delay","params":[`+ms+`],"id":1}`), nil))
 		if !strings.Contains(got, `"code":-32602`) {
-			t.Errorf("sleep %s: %s", ms, got)
+			t.Errorf("delay %s: %s", ms, got)
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
-	if _, err := demo.Sleep(ctx, 5000); err == nil {
-		t.Error("a cancelled sleep returned no error")
+	if _, err := demo.Delay(ctx, 5000); err == nil {
+		t.Error("a cancelled delay returned no error")
 	}
 }

@@ -74,13 +74,10 @@ func checkCallsAndBatch(t *testing.T, c *gethrpc.Client) {
 	}
 }
 
-func TestGethClientOverWebSocket(t *testing.T) {
-	base, _ := startWebSocketSite(t)
-	c := gethClient(t, base+"/rpc")
-	checkCallsAndBatch(t, c)
-
-	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
-	defer cancel()
+// subscribeTicks subscribes c to the demo's ticks and checks the first
+// three.
+func subscribeTicks(ctx context.Context, t *testing.T, c *gethrpc.Client) (chan int, *gethrpc.ClientSubscription) {
+	t.Helper()
 	ticks := make(chan int, 16)
 	sub, err := c.Subscribe(ctx, "demo", ticks, "ticks", 10)
 	if err != nil {
@@ -98,6 +95,17 @@ func TestGethClientOverWebSocket(t *testing.T) {
 			t.Fatal("no tick")
 		}
 	}
+	return ticks, sub
+}
+
+func TestGethClientOverWebSocket(t *testing.T) {
+	base, _ := startWebSocketSite(t)
+	c := gethClient(t, base+"/rpc")
+	checkCallsAndBatch(t, c)
+
+	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
+	defer cancel()
+	ticks, sub := subscribeTicks(ctx, t, c)
 	sub.Unsubscribe()
 	// Once unsubscribed, the server sends no more ticks: a call made now is
 	// answered, and the ticks channel stays quiet.

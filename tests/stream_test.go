@@ -237,30 +237,14 @@ func TestGethClientOverIPC(t *testing.T) {
 	}
 	defer c.Close()
 	checkCallsAndBatch(t, c)
-	ticks := make(chan int, 16)
-	sub, err := c.Subscribe(ctx, "demo", ticks, "ticks", 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sub.Unsubscribe()
-	for want := 1; want <= 3; want++ {
-		select {
-		case got := <-ticks:
-			if got != want {
-				t.Fatalf("tick %d, want %d", got, want)
-			}
-		case err := <-sub.Err():
-			t.Fatalf("subscription failed: %v", err)
-		case <-ctx.Done():
-			t.Fatal("no tick")
-		}
-	}
+	_, sub := subscribeTicks(ctx, t, c)
+	sub.Unsubscribe()
 }
 
 func TestStreamReloadKeepsTheListener(t *testing.T) {
 	s := startStreams(t)
 	c := dialStream(t, "tcp", s.tcp)
-	c.send(t, streamCall("sleep", "[300]", 1))
+	c.send(t, streamCall("delay", "[300]", 1))
 	time.Sleep(50 * time.Millisecond) // the call is running
 	done := make(chan struct{})
 	go func() {
@@ -287,7 +271,7 @@ func TestStreamReloadKeepsTheListener(t *testing.T) {
 func TestStreamStopDrainsAnswers(t *testing.T) {
 	s := startStreams(t)
 	c := dialStream(t, "tcp", s.tcp)
-	c.send(t, streamCall("sleep", "[300]", 7))
+	c.send(t, streamCall("delay", "[300]", 7))
 	time.Sleep(50 * time.Millisecond)
 	s.stop(t)
 	if got := c.rest(t); got != streamResult("300", 7)+"\n" {

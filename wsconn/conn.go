@@ -11,6 +11,7 @@ import (
 
 	"github.com/gobwas/ws"
 
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/internal/readbuf"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
 )
 
@@ -23,9 +24,11 @@ type Options struct {
 	// accepted.
 	OriginPatterns []string
 	// MaxMessage bounds an incoming message in bytes; a larger one closes
-	// the connection with 1009 (message too big). Default 5 MiB.
+	// the connection with 1009 (message too big). Default
+	// rpccore.DefaultMaxRequestBytes.
 	MaxMessage int64
-	// WriteTimeout bounds one flush of written messages. Default 10s.
+	// WriteTimeout bounds one flush of written messages. Default
+	// rpccore.DefaultWriteTimeout.
 	WriteTimeout time.Duration
 	// PingInterval is how often Serve checks that the client is alive: a
 	// client that sent nothing since the last check is pinged, and
@@ -37,7 +40,7 @@ type Options struct {
 // goroutine reads (ReadMessage, then Close); writes may come from any.
 type Conn struct {
 	cork         *corkConn
-	rd           *borrowingReader // cork.reader
+	rd           *readbuf.Reader // cork.reader
 	maxMessage   int64
 	writeTimeout time.Duration
 	pingInterval time.Duration

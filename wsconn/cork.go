@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/gobwas/ws"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/internal/readbuf"
 )
 
 // heldBuffers holds the buffers corked writes gather in.
@@ -25,10 +27,10 @@ var heldBuffers = sync.Pool{New: func() any {
 // corked and written out together by uncork; control frames written while
 // it is not corked go out at once. All writes are serialised. Between
 // flushes it holds no write buffer, and while it waits to read, no read
-// buffer where the platform allows (see borrowingReader).
+// buffer where the platform allows (see internal/readbuf).
 type corkConn struct {
 	nc        net.Conn
-	reader    *borrowingReader
+	reader    *readbuf.Reader
 	timeout   time.Duration // bounds a control frame's write; 0 for none
 	mu        sync.Mutex
 	corked    bool
@@ -41,7 +43,7 @@ type corkConn struct {
 // newCorkConn wraps conn; early holds what the client sent before the
 // connection was handed over, to be read first.
 func newCorkConn(conn net.Conn, early []byte) *corkConn {
-	return &corkConn{nc: conn, reader: newBorrowingReader(conn, early)}
+	return &corkConn{nc: conn, reader: readbuf.New(conn, early)}
 }
 
 // frameBuffer is a held buffer as the io.Writer that ws.WriteHeaderBuffer

@@ -8,10 +8,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/internal/nettest"
 )
 
 func TestHeldFramesWaitForTheFlush(t *testing.T) {
-	server, client := tcpPair(t)
+	server, client := nettest.TCPPair(t)
 	c := newCorkConn(server, nil)
 	c.holdTextFrame([]byte("one"))
 	c.holdTextFrame([]byte("two"))
@@ -43,7 +45,7 @@ func TestTextFrameHeaders(t *testing.T) {
 		{65535, "\x81\x7e\xff\xff"},
 		{65536, "\x81\x7f\x00\x00\x00\x00\x00\x01\x00\x00"},
 	} {
-		server, _ := tcpPair(t)
+		server, _ := nettest.TCPPair(t)
 		c := newCorkConn(server, nil)
 		msg := []byte(strings.Repeat("x", tt.size))
 		c.holdTextFrame(msg)
@@ -55,7 +57,7 @@ func TestTextFrameHeaders(t *testing.T) {
 }
 
 func TestInterruptWritesEndsABlockedFlush(t *testing.T) {
-	server, _ := tcpPair(t) // the client never reads
+	server, _ := nettest.TCPPair(t) // the client never reads
 	c := newCorkConn(server, nil)
 	c.holdTextFrame(make([]byte, 16<<20)) // more than the socket buffers take
 	done := make(chan error, 1)
@@ -77,7 +79,7 @@ func TestInterruptWritesEndsABlockedFlush(t *testing.T) {
 }
 
 func TestNoDataFrameAfterAClose(t *testing.T) {
-	server, _ := tcpPair(t)
+	server, _ := nettest.TCPPair(t)
 	c := newCorkConn(server, nil)
 	if err := c.writeClose(closeBody(StatusGoingAway, "")); err != nil { // close 1001
 		t.Fatal(err)

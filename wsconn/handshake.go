@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"github.com/gobwas/ws"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
 )
 
 // Accept upgrades the request to a WebSocket connection. A request that
@@ -30,10 +32,10 @@ import (
 // version other than 13 or a bad key, 403 for an origin not allowed.
 func Accept(w http.ResponseWriter, r *http.Request, opts Options) (*Conn, error) {
 	if opts.MaxMessage <= 0 {
-		opts.MaxMessage = 5 << 20
+		opts.MaxMessage = rpccore.DefaultMaxRequestBytes
 	}
 	if opts.WriteTimeout <= 0 {
-		opts.WriteTimeout = 10 * time.Second
+		opts.WriteTimeout = rpccore.DefaultWriteTimeout
 	}
 	if status, err := checkUpgrade(w.Header(), r); err != nil {
 		http.Error(w, err.Error(), status)

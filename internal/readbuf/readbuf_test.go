@@ -7,35 +7,9 @@ import (
 	"os"
 	"testing"
 	"time"
-)
 
-// tcpPair returns the two ends of a loopback TCP connection.
-func tcpPair(t *testing.T) (server, client net.Conn) {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	accepted := make(chan net.Conn, 1)
-	go func() {
-		c, _ := l.Accept()
-		accepted <- c
-	}()
-	client, err = net.Dial("tcp", l.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	server = <-accepted
-	if server == nil {
-		t.Fatal("accept failed")
-	}
-	t.Cleanup(func() {
-		server.Close()
-		client.Close()
-	})
-	return server, client
-}
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/internal/nettest"
+)
 
 // opaqueConn hides the connection's descriptor, as TLS does.
 type opaqueConn struct{ net.Conn }
@@ -44,7 +18,7 @@ func TestReader(t *testing.T) {
 	for _, direct := range []bool{true, false} {
 		name := map[bool]string{true: "descriptor", false: "through the connection"}[direct]
 		t.Run(name, func(t *testing.T) {
-			server, client := tcpPair(t)
+			server, client := nettest.TCPPair(t)
 			conn := server
 			if !direct {
 				conn = opaqueConn{server}
@@ -101,7 +75,7 @@ func TestReader(t *testing.T) {
 
 func TestFillAndConsume(t *testing.T) {
 	for _, direct := range []bool{true, false} {
-		server, client := tcpPair(t)
+		server, client := nettest.TCPPair(t)
 		conn := server
 		if !direct {
 			conn = opaqueConn{server}
@@ -144,7 +118,7 @@ func TestFillAndConsume(t *testing.T) {
 }
 
 func TestLargeInput(t *testing.T) {
-	server, client := tcpPair(t)
+	server, client := nettest.TCPPair(t)
 	r := New(server, nil)
 	want := make([]byte, 5*Size+123)
 	for i := range want {
