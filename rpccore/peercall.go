@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	json "github.com/goccy/go-json"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/internal/jsontext"
 )
 
 // callResult is the client's answer to a call the server made.
@@ -140,7 +142,7 @@ func (p *Peer) Notify(method string, params any) error {
 // encodeRequest encodes a Request object; an empty id makes it a
 // notification.
 func encodeRequest(method string, params any, id string) ([]byte, error) {
-	msg := append([]byte(`{"jsonrpc":"2.0","method":`), appendString(nil, method)...)
+	msg := append([]byte(`{"jsonrpc":"2.0","method":`), jsontext.AppendQuote(nil, method)...)
 	if params != nil {
 		raw, err := json.Marshal(params)
 		if err != nil {

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/internal/jsontext"
 )
 
 // Summary tells a transport what a document held, for logs and metrics.
@@ -57,7 +59,7 @@ func (s *Server) process(ctx context.Context, req, dst []byte, sum *Summary, in 
 		sum.noteError(e.Code)
 		return appendErrorAnswer(dst, e, nullID), false
 	}
-	if i := nextNonSpace(req, 0); i < len(req) && req[i] == '[' {
+	if i := jsontext.SkipSpace(req, 0); i < len(req) && req[i] == '[' {
 		return s.processBatch(ctx, req, dst, sum, in)
 	}
 	var d document
@@ -113,7 +115,7 @@ func (sum *Summary) note(s *Server, r *request) {
 	if e := s.lookup(r); e != nil {
 		sum.Method = e.name
 	} else if r.escaped {
-		sum.Method = string(unescapeInto(nil, r.method))
+		sum.Method = string(jsontext.AppendUnquote(nil, r.method))
 	} else {
 		sum.Method = string(r.method)
 	}
