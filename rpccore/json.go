@@ -10,5 +10,7 @@ import "github.com/caddy-jsonrpc/caddy-jsonrpc/internal/jsontext"
 func AppendString(dst []byte, s string) []byte { return jsontext.AppendQuote(dst, s) }
 
 // Valid reports whether doc is one JSON value with nothing but whitespace
-// around it, accepting exactly what encoding/json.Valid accepts.
+// around it, accepting exactly what encoding/json/jsontext accepts with its
+// default options: RFC 8259's grammar, strings of valid UTF-8 without
+// escaped lone surrogates, and objects without a member name given twice.
 func Valid(doc []byte) bool { return jsontext.Valid(doc) }

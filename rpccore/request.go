@@ -46,13 +46,14 @@ type scanner struct{ jsontext.Scanner }
 
 // envelope is what a request object's members have shown so far.
 type envelope struct {
-	versionOK bool // "jsonrpc": "2.0"
-	hasMethod bool // a string method
+	seen      uint8 // bit k: a member of memberKey k was read
+	versionOK bool  // "jsonrpc": "2.0"
+	hasMethod bool  // a string method
 }
 
 // requestObject validates the object at the scanner's position (a '{') and
-// fills r from its members. It returns false when the JSON is invalid. It
-// reads the members that
+// fills r from its members. It returns false when the JSON is invalid,
+// which includes a member name given twice. It reads the members that
 // most clients write first, and just so, itself: the version, then the
 // method, params (an array) and the id; the rest is left to
 // requestMembers. It keeps its place in a local offset, handing it to the
@@ -70,7 +71,7 @@ func (s *scanner) requestObject(r *request) bool {
 		return s.requestMembers(r, i, &env)
 	}
 	i = jsontext.SkipSpace(buf, i+len(canonicalVersion))
-	env.versionOK = true
+	env.versionOK, env.seen = true, 1<<keyJSONRPC
 	if len(buf)-i <= len(canonicalMethod) || string(buf[i:i+len(canonicalMethod)]) != canonicalMethod {
 		return s.requestMembers(r, i, &env)
 	}
@@ -78,7 +79,7 @@ func (s *scanner) requestObject(r *request) bool {
 	if !ok {
 		return false
 	}
-	r.named, env.hasMethod = true, true
+	r.named, env.hasMethod, env.seen = true, true, env.seen|1<<keyMethod
 	r.method, r.escaped = buf[i+len(canonicalMethod):end-1], escaped
 	if i = jsontext.SkipSpace(buf, end); i < len(buf) && buf[i] == '}' {
 		return s.closeRequest(r, i, &env)
@@ -93,6 +94,7 @@ func (s *scanner) requestObject(r *request) bool {
 			return false
 		}
 		r.args.raw = buf[start:s.Pos]
+		env.seen |= 1 << keyParams
 		if i = jsontext.SkipSpace(buf, s.Pos); i < len(buf) && buf[i] == '}' {
 			return s.closeRequest(r, i, &env)
 		} else if i >= len(buf) || buf[i] != ',' {
@@ -122,6 +124,7 @@ func (s *scanner) requestObject(r *request) bool {
 // way: in any order, with names and values written any way.
 func (s *scanner) requestMembers(r *request, i int, env *envelope) bool {
 	buf := s.Buf
+	var others jsontext.Names // names the specification does not define
 	for {
 		if i >= len(buf) || buf[i] != '"' {
 			return false
@@ -139,11 +142,19 @@ func (s *scanner) requestMembers(r *request, i int, env *envelope) bool {
 				var scratch [32]byte
 				name = jsontext.AppendUnquote(scratch[:0], name)
 			}
-			key = keyOf(name)
+			if key = keyOf(name); key == keyOther && !others.Add(buf, i+1, end-1, keyEscaped) {
+				return false
+			}
 			if i = jsontext.SkipSpace(buf, end); i >= len(buf) || buf[i] != ':' {
 				return false
 			}
 			i++
+		}
+		if key != keyOther {
+			if env.seen&(1<<key) != 0 {
+				return false
+			}
+			env.seen |= 1 << key
 		}
 		if i = jsontext.SkipSpace(buf, i); i >= len(buf) {
 			return false

@@ -126,13 +126,15 @@ func (s *Scanner) object() bool {
 		s.Close(s.Pos)
 		return true
 	}
+	var names Names
 	for {
 		if s.Peek() != '"' {
 			return false
 		}
-		end, _, ok := ScanString(s.Buf, s.Pos)
+		start := s.Pos
+		end, escaped, ok := ScanString(s.Buf, start)
 		s.Pos = end
-		if !ok {
+		if !ok || !names.Add(s.Buf, start+1, end-1, escaped) {
 			return false
 		}
 		if s.Peek() != ':' {
@@ -229,7 +231,7 @@ func (s *Scanner) literal(w string) bool {
 func ScanString(buf []byte, i int) (end int, escaped, ok bool) {
 	i++
 	for {
-		// Fast path: plain bytes, eight at a time, then one by one.
+		// Fast path: plain ASCII, eight bytes at a time, then one by one.
 		for i+8 <= len(buf) {
 			if m := stopBytes(binary.LittleEndian.Uint64(buf[i:])); m != 0 {
 				i += bits.TrailingZeros64(m) >> 3
@@ -237,7 +239,7 @@ func ScanString(buf []byte, i int) (end int, escaped, ok bool) {
 			}
 			i += 8
 		}
-		for i < len(buf) && (plainByte[buf[i]] || buf[i] >= utf8.RuneSelf) {
+		for i < len(buf) && plainByte[buf[i]] {
 			i++
 		}
 		if i >= len(buf) {
@@ -253,6 +255,12 @@ func ScanString(buf []byte, i int) (end int, escaped, ok bool) {
 				return i, false, false
 			}
 			i += n
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRune(buf[i:])
+			if r == utf8.RuneError && size == 1 {
+				return i, false, false
+			}
+			i += size
 		default: // control character
 			return i, false, false
 		}
@@ -260,8 +268,8 @@ func ScanString(buf []byte, i int) (end int, escaped, ok bool) {
 }
 
 // escapeLen returns the length of the escape sequence at the start of b
-// (b[0] == '\\'): 2 for a short escape, 6 for \uXXXX, and 0 when it is
-// not valid.
+// (b[0] == '\\'): 2 for a short escape, 6 for \uXXXX, 12 for a surrogate
+// pair, and 0 when it is not valid, a lone surrogate included.
 func escapeLen(b []byte) int {
 	if len(b) < 2 {
 		return 0
@@ -273,24 +281,38 @@ func escapeLen(b []byte) int {
 		if len(b) < 6 {
 			return 0
 		}
-		if _, ok := hex4(b[2:6]); !ok {
+		r, ok := hex4(b[2:6])
+		switch {
+		case !ok || r >= 0xdc00 && r <= 0xdfff:
+			return 0
+		case r < 0xd800 || r > 0xdbff:
+			return 6
+		}
+		// A high surrogate: a low one must follow.
+		if len(b) < 12 || b[6] != '\\' || b[7] != 'u' {
 			return 0
 		}
-		return 6
+		if r2, ok := hex4(b[8:12]); !ok || r2 < 0xdc00 || r2 > 0xdfff {
+			return 0
+		}
+		return 12
 	}
 	return 0
 }
 
 // stopBytes marks, with the high bit of each byte, the bytes of w (eight
-// bytes read little-endian) that stop the plain run of a string: a control
-// character, '"' or '\\'. Only the lowest mark is sure to be exact, which
-// is all a scan needs.
+// bytes read little-endian) that stop the plain ASCII run of a string: a
+// control character, '"', '\\' or a byte of a multi-byte UTF-8 sequence.
+// Each subtraction sets the high bit of the bytes below its bound (0x20,
+// or 1 after the XOR that makes '"' and '\\' zero) and of some at 0x80 and
+// above, which w's own high bits mark anyway; a borrow can only mark bytes
+// above a marked one. So the lowest mark is exact, which is all a scan
+// needs.
 func stopBytes(w uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	control := (w - ones*0x20) &^ w
 	quote := w ^ (ones * '"')
 	backslash := w ^ (ones * '\\')
-	return (control | (quote-ones)&^quote | (backslash-ones)&^backslash) & highs
+	return (w | (w - ones*0x20) | (quote - ones) | (backslash - ones)) & highs
 }
 
 // ScanNumber validates the number starting at buf[i] and returns the
