@@ -66,14 +66,14 @@ func (s *scanner) requestObject(r *request) bool {
 	var env envelope
 	if len(buf)-i <= len(canonicalVersion) || string(buf[i:i+len(canonicalVersion)]) != canonicalVersion {
 		if i = jsontext.SkipSpace(buf, i); i < len(buf) && buf[i] == '}' {
-			return s.closeRequest(r, i, &env)
+			return s.closeRequest(r, i, env)
 		}
-		return s.requestMembers(r, i, &env)
+		return s.requestMembers(r, i, env)
 	}
 	i = jsontext.SkipSpace(buf, i+len(canonicalVersion))
 	env.versionOK, env.seen = true, 1<<keyJSONRPC
 	if len(buf)-i <= len(canonicalMethod) || string(buf[i:i+len(canonicalMethod)]) != canonicalMethod {
-		return s.requestMembers(r, i, &env)
+		return s.requestMembers(r, i, env)
 	}
 	end, escaped, ok := jsontext.ScanString(buf, i+len(canonicalMethod)-1)
 	if !ok {
@@ -82,7 +82,7 @@ func (s *scanner) requestObject(r *request) bool {
 	r.named, env.hasMethod, env.seen = true, true, env.seen|1<<keyMethod
 	r.method, r.escaped = buf[i+len(canonicalMethod):end-1], escaped
 	if i = jsontext.SkipSpace(buf, end); i < len(buf) && buf[i] == '}' {
-		return s.closeRequest(r, i, &env)
+		return s.closeRequest(r, i, env)
 	} else if i >= len(buf) || buf[i] != ',' {
 		return false
 	}
@@ -96,7 +96,7 @@ func (s *scanner) requestObject(r *request) bool {
 		r.args.raw = buf[start:s.Pos]
 		env.seen |= 1 << keyParams
 		if i = jsontext.SkipSpace(buf, s.Pos); i < len(buf) && buf[i] == '}' {
-			return s.closeRequest(r, i, &env)
+			return s.closeRequest(r, i, env)
 		} else if i >= len(buf) || buf[i] != ',' {
 			return false
 		}
@@ -112,17 +112,17 @@ func (s *scanner) requestObject(r *request) bool {
 		}
 		if ok && end < len(buf) && buf[end] == '}' {
 			r.id = buf[start:end]
-			return s.closeRequest(r, end, &env)
+			return s.closeRequest(r, end, env)
 		}
 		// Anything else is read again, the general way.
 	}
-	return s.requestMembers(r, i, &env)
+	return s.requestMembers(r, i, env)
 }
 
 // requestMembers reads the members of the request object from buf[i] (a
 // member's name, after whitespace) through the closing '}', the general
 // way: in any order, with names and values written any way.
-func (s *scanner) requestMembers(r *request, i int, env *envelope) bool {
+func (s *scanner) requestMembers(r *request, i int, env envelope) bool {
 	buf := s.Buf
 	var others jsontext.Names // names the specification does not define
 	for {
@@ -222,7 +222,7 @@ func (s *scanner) requestMembers(r *request, i int, env *envelope) bool {
 
 // closeRequest ends the request object at buf[i] == '}', deciding whether
 // it is a valid Request.
-func (s *scanner) closeRequest(r *request, i int, env *envelope) bool {
+func (s *scanner) closeRequest(r *request, i int, env envelope) bool {
 	s.Close(i)
 	if p := r.args.raw; p != nil && p[0] != '[' && p[0] != '{' {
 		r.invalid = true
