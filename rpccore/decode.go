@@ -5,22 +5,17 @@ package rpccore
 // validated by the scan) and stores the Go value.
 
 import (
-	"math"
+	"bytes"
 	"reflect"
-	"unsafe"
 
 	json "github.com/goccy/go-json"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/internal/jsontext"
 )
 
 // decodeFunc decodes one raw JSON value. It returns values rather than
 // filling a pointer so that nothing escapes to the heap.
 type decodeFunc[T any] func(raw []byte) (T, error)
-
-// bytesString views b as a string without copying. The string must not
-// outlive b's contents.
-func bytesString(b []byte) string {
-	return unsafe.String(unsafe.SliceData(b), len(b))
-}
 
 // typeError describes a value of the wrong JSON kind for a Go type.
 type typeError struct {
@@ -59,13 +54,13 @@ func (e *rangeError) Error() string {
 	return "number " + e.raw + " does not fit " + e.kind
 }
 
-func isNumberStart(c byte) bool { return c == '-' || isDigit(c) }
+func isNumberStart(c byte) bool { return c == '-' || c >= '0' && c <= '9' }
 
 func decodeFloat64(raw []byte) (float64, error) {
 	if !isNumberStart(raw[0]) {
 		return 0, &typeError{"number", raw[0]}
 	}
-	f, err := parseFloat64(raw)
+	f, err := jsontext.ParseFloat64(raw)
 	if err != nil {
 		return 0, &rangeError{string(raw), "float64"}
 	}
@@ -76,58 +71,11 @@ func decodeFloat32(raw []byte) (float32, error) {
 	if !isNumberStart(raw[0]) {
 		return 0, &typeError{"number", raw[0]}
 	}
-	f, err := parseFloat32(raw)
+	f, err := jsontext.ParseFloat32(raw)
 	if err != nil {
 		return 0, &rangeError{string(raw), "float32"}
 	}
 	return f, nil
-}
-
-// parseInt parses a JSON integer (no fraction or exponent) into an int64.
-func parseInt(raw []byte) (n int64, ok bool) {
-	neg := raw[0] == '-'
-	digits := raw
-	if neg {
-		digits = raw[1:]
-	}
-	if len(digits) == 0 || len(digits) > 19 {
-		return 0, false
-	}
-	var u uint64
-	for _, c := range digits {
-		if !isDigit(c) {
-			return 0, false
-		}
-		u = u*10 + uint64(c-'0')
-	}
-	if neg {
-		if u > 1<<63 {
-			return 0, false
-		}
-		return -int64(u), true
-	}
-	if u > math.MaxInt64 {
-		return 0, false
-	}
-	return int64(u), true
-}
-
-// parseUint parses a JSON non-negative integer into a uint64.
-func parseUint(raw []byte) (u uint64, ok bool) {
-	if len(raw) == 0 || len(raw) > 20 {
-		return 0, false
-	}
-	for _, c := range raw {
-		if !isDigit(c) {
-			return 0, false
-		}
-		d := uint64(c - '0')
-		if u > (math.MaxUint64-d)/10 {
-			return 0, false
-		}
-		u = u*10 + d
-	}
-	return u, true
 }
 
 type signed interface {
@@ -142,7 +90,7 @@ func decodeSigned[T signed](raw []byte) (T, error) {
 	if !isNumberStart(raw[0]) {
 		return 0, &typeError{"integer", raw[0]}
 	}
-	n, ok := parseInt(raw)
+	n, ok := jsontext.ParseInt(raw)
 	if !ok || int64(T(n)) != n {
 		return 0, &rangeError{string(raw), reflect.TypeFor[T]().String()}
 	}
@@ -153,7 +101,7 @@ func decodeUnsigned[T unsigned](raw []byte) (T, error) {
 	if !isNumberStart(raw[0]) {
 		return 0, &typeError{"integer", raw[0]}
 	}
-	n, ok := parseUint(raw)
+	n, ok := jsontext.ParseUint(raw)
 	if !ok || uint64(T(n)) != n {
 		return 0, &rangeError{string(raw), reflect.TypeFor[T]().String()}
 	}
@@ -175,8 +123,8 @@ func decodeString(raw []byte) (string, error) {
 		return "", &typeError{"string", raw[0]}
 	}
 	body := raw[1 : len(raw)-1]
-	if hasBackslash(body) {
-		return string(unescapeInto(make([]byte, 0, len(body)), body)), nil
+	if bytes.IndexByte(body, '\\') >= 0 {
+		return string(jsontext.AppendUnquote(make([]byte, 0, len(body)), body)), nil
 	}
 	return string(body), nil
 }
@@ -189,7 +137,7 @@ func decodeSlice[E any](elem decodeFunc[E]) decodeFunc[[]E] {
 		}
 		out := []E{}
 		var err error
-		eachElement(raw, func(el []byte) bool {
+		jsontext.EachElement(raw, func(el []byte) bool {
 			var e E
 			if e, err = elem(el); err != nil {
 				return false

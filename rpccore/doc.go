@@ -7,8 +7,8 @@
 //
 // [Server.Process] takes a request document and appends the response
 // document to a caller's buffer. One scan validates the whole document
-// against RFC 8259 (it accepts exactly what encoding/json.Valid accepts) and
-// records, as slices of the input, the jsonrpc, method, params and id
+// (it accepts exactly what encoding/json/jsontext accepts with its default
+// options) and records, as slices of the input, the jsonrpc, method, params and id
 // members of each request; nothing is copied or unescaped unless it holds a
 // backslash escape. The id is echoed byte for byte, so a 30-digit integer
 // id comes back unchanged.
@@ -17,7 +17,14 @@
 //
 //   - A document that is not valid JSON, or has anything but whitespace after
 //     it, is answered with one -32700 error (id null) and no call runs, even
-//     when only the last item of a batch is broken.
+//     when only the last item of a batch is broken. Beyond RFC 8259's
+//     grammar, three things make a document invalid, as RFC 8259 §8.1 and
+//     RFC 7493 recommend and encoding/json/jsontext does by default: a string
+//     (member names included) that is not valid UTF-8, an escaped lone
+//     surrogate ("\ud800"), and an object, in the envelope or anywhere in
+//     params, with the same member name twice (compared after unescaping).
+//     So a proxy and a server never read two different methods or params
+//     out of one document, and an id is echoed only when it is valid text.
 //   - A Request object needs "jsonrpc": "2.0" and a string "method"; params,
 //     when present, must be an array or an object (null is refused); the id,
 //     when present, must be a string, a number or null. Anything else is

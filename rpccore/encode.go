@@ -5,10 +5,11 @@ package rpccore
 
 import (
 	"errors"
-	"math"
 	"strconv"
 
 	json "github.com/goccy/go-json"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/internal/jsontext"
 )
 
 // encodeFunc appends the JSON encoding of v to dst.
@@ -16,34 +17,14 @@ type encodeFunc[T any] func(dst []byte, v T) ([]byte, error)
 
 var errNonFinite = errors.New("rpccore: NaN or infinite number has no JSON form")
 
-// appendFloat appends f the way encoding/json does: no exponent for
-// ordinary magnitudes, the shortest form that reads back exactly.
+// appendFloat appends f the way encoding/json does; NaN and infinities
+// are an error.
 func appendFloat(dst []byte, f float64, bits int) ([]byte, error) {
-	if math.IsInf(f, 0) || math.IsNaN(f) {
+	out, ok := jsontext.AppendFloat(dst, f, bits)
+	if !ok {
 		return dst, errNonFinite
 	}
-	if out, ok := appendIntegral(dst, f); ok && (bits == 64 || math.Abs(f) < 1<<24) {
-		return out, nil
-	}
-	if out, ok := appendShortDecimal(dst, f, bits); ok {
-		return out, nil
-	}
-	format := byte('f')
-	if abs := math.Abs(f); abs != 0 {
-		if bits == 64 && (abs < 1e-6 || abs >= 1e21) ||
-			bits == 32 && (float32(abs) < 1e-6 || float32(abs) >= 1e21) {
-			format = 'e'
-		}
-	}
-	dst = strconv.AppendFloat(dst, f, format, -1, bits)
-	if format == 'e' {
-		// Shorten e-09 to e-9, as encoding/json does.
-		if n := len(dst); n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
-			dst[n-2] = dst[n-1]
-			dst = dst[:n-1]
-		}
-	}
-	return dst, nil
+	return out, nil
 }
 
 func encodeFloat64(dst []byte, v float64) ([]byte, error) { return appendFloat(dst, v, 64) }
@@ -63,7 +44,7 @@ func encodeBool(dst []byte, v bool) ([]byte, error) {
 }
 
 func encodeString(dst []byte, v string) ([]byte, error) {
-	return appendString(dst, v), nil
+	return jsontext.AppendQuote(dst, v), nil
 }
 
 func encodeRaw(dst []byte, v RawJSON) ([]byte, error) {

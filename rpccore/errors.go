@@ -5,6 +5,8 @@ import (
 	"strconv"
 
 	json "github.com/goccy/go-json"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/internal/jsontext"
 )
 
 // Error codes defined by the JSON-RPC 2.0 specification, and the ones this
@@ -103,7 +105,7 @@ func appendErrorBody(dst []byte, e *Error) []byte {
 	if msg == "" {
 		msg = standardMessage(e.Code)
 	}
-	dst = appendString(dst, msg)
+	dst = jsontext.AppendQuote(dst, msg)
 	if e.Data != nil {
 		if data, err := encodeData(e.Data); err == nil {
 			dst = append(dst, errBodyDataMarker...)
@@ -117,7 +119,7 @@ func appendErrorBody(dst []byte, e *Error) []byte {
 func encodeData(v any) ([]byte, error) {
 	switch d := v.(type) {
 	case string:
-		return appendString(nil, d), nil
+		return jsontext.AppendQuote(nil, d), nil
 	case RawJSON:
 		if !Valid(d) {
 			return nil, errInvalidRaw

@@ -4,10 +4,13 @@ package rpccore
 // param handling that every typed form shares.
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"reflect"
 	"strconv"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/internal/jsontext"
 )
 
 // Method is a procedure ready to be registered: the function, how its params
@@ -21,16 +24,18 @@ type Method struct {
 }
 
 // callParams is a call's params as the scan found them: the raw value
-// (nil when absent) and, for an array, its element count and where its
-// first elements lie, so that positional params need no second look.
+// (nil when absent) and, for an array, its element count (-1 when not
+// counted) and where its first elements lie, so that positional params
+// need no second look.
 type callParams struct {
 	raw []byte
-	n   int         // elements of an array; -1 when not counted
-	at  [4][2]int32 // offsets in raw of the first elements
+	jsontext.Elements
 }
 
 // rawParams wraps params that no scan has indexed.
-func rawParams(raw []byte) callParams { return callParams{raw: raw, n: -1} }
+func rawParams(raw []byte) callParams {
+	return callParams{raw: raw, Elements: jsontext.Elements{N: -1}}
+}
 
 // paramSpec describes one named param.
 type paramSpec struct {
@@ -111,24 +116,24 @@ func (m *Method) split(p *callParams, raw [][]byte) error {
 	}
 	var err error
 	if params[0] == '[' {
-		n := p.n
+		n := p.N
 		switch {
 		case n > len(raw):
 			return invalidParams("too many params: got " + strconv.Itoa(n) + ", want at most " + strconv.Itoa(len(raw)))
-		case n >= 0 && n <= len(p.at):
+		case n >= 0 && n <= len(p.At):
 			for i := range n {
-				raw[i] = params[p.at[i][0]:p.at[i][1]]
+				raw[i] = params[p.At[i][0]:p.At[i][1]]
 			}
 		default:
 			n = 0
-			for i := nextNonSpace(params, 1); params[i] != ']'; n++ {
-				end := skipValid(params, i)
+			for i := jsontext.SkipSpace(params, 1); params[i] != ']'; n++ {
+				end := jsontext.SkipValue(params, i)
 				if n < len(raw) {
 					raw[n] = params[i:end]
 				}
-				i = nextNonSpace(params, end)
+				i = jsontext.SkipSpace(params, end)
 				if params[i] == ',' {
-					i = nextNonSpace(params, i+1)
+					i = jsontext.SkipSpace(params, i+1)
 				}
 			}
 			if n > len(raw) {
@@ -139,11 +144,11 @@ func (m *Method) split(p *callParams, raw [][]byte) error {
 			return nil // every param given
 		}
 	} else {
-		eachMember(params, func(key, val []byte) bool {
+		jsontext.EachMember(params, func(key, val []byte) bool {
 			i := m.paramIndex(key)
 			if i < 0 {
 				var scratch [64]byte
-				err = invalidParams("unknown param " + strconv.Quote(string(unescapeInto(scratch[:0], key))))
+				err = invalidParams("unknown param " + strconv.Quote(string(jsontext.AppendUnquote(scratch[:0], key))))
 				return false
 			}
 			raw[i] = val
@@ -159,9 +164,9 @@ func (m *Method) split(p *callParams, raw [][]byte) error {
 // paramIndex returns the index of the param whose name is the raw (maybe
 // escaped) key, or -1.
 func (m *Method) paramIndex(key []byte) int {
-	if hasBackslash(key) {
+	if bytes.IndexByte(key, '\\') >= 0 {
 		var scratch [64]byte
-		key = unescapeInto(scratch[:0], key)
+		key = jsontext.AppendUnquote(scratch[:0], key)
 	}
 	for i := range m.params {
 		if m.params[i].name == string(key) {

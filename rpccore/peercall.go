@@ -7,6 +7,8 @@ import (
 	"context"
 
 	json "github.com/goccy/go-json"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/internal/jsontext"
 )
 
 // decodeErrorObject turns the raw error member of an answer into an
@@ -76,7 +78,7 @@ func (p *Peer) Notify(method string, params any) error {
 // encodeRequest encodes a Request object; an empty id makes it a
 // notification.
 func encodeRequest(method string, params any, id string) ([]byte, error) {
-	msg := append([]byte(`{"jsonrpc":"2.0","method":`), appendString(nil, method)...)
+	msg := append([]byte(`{"jsonrpc":"2.0","method":`), jsontext.AppendQuote(nil, method)...)
 	if params != nil {
 		raw, err := json.Marshal(params)
 		if err != nil {

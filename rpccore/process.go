@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/internal/jsontext"
 )
 
 // Summary tells a transport what a document held, for logs and metrics.
@@ -75,7 +77,7 @@ func (s *Server) processBatch(ctx context.Context, req, dst []byte, sum *Summary
 
 // isBatch reports whether the document is an array.
 func isBatch(req []byte) bool {
-	i := nextNonSpace(req, 0)
+	i := jsontext.SkipSpace(req, 0)
 	return i < len(req) && req[i] == '['
 }
 
@@ -174,7 +176,7 @@ func (sum *Summary) note(s *Server, r *request) {
 	if e := s.lookup(r); e != nil {
 		sum.Method = e.name
 	} else if r.escaped {
-		sum.Method = string(unescapeInto(nil, r.method))
+		sum.Method = string(jsontext.AppendUnquote(nil, r.method))
 	} else {
 		sum.Method = string(r.method)
 	}

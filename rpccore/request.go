@@ -3,6 +3,8 @@ package rpccore
 // request.go reads request objects out of a document during the validating
 // scan: each member the server cares about is kept as a slice of the input.
 
+import "github.com/caddy-jsonrpc/caddy-jsonrpc/internal/jsontext"
+
 // request is one Request object as found in the document. All slices point
 // into the input; nothing is copied.
 type request struct {
@@ -38,102 +40,124 @@ func (r *request) isNotification() bool {
 	return r.id == nil && !r.invalid
 }
 
+// scanner is the validating scan of a request document, which reads the
+// Request objects it meets itself.
+type scanner struct{ jsontext.Scanner }
+
+// envelope is what a request object's members have shown so far.
+type envelope struct {
+	seen      uint8 // bit k: a member of memberKey k was read
+	versionOK bool  // "jsonrpc": "2.0"
+	hasMethod bool  // a string method
+}
+
 // requestObject validates the object at the scanner's position (a '{') and
-// fills r from its members. It returns false when the JSON is invalid. It
-// keeps its place in a local offset, handing it to the scanner only for
-// values it does not read itself.
+// fills r from its members. It returns false when the JSON is invalid,
+// which includes a member name given twice. It reads the members that
+// most clients write first, and just so, itself: the version, then the
+// method, params (an array) and the id; the rest is left to
+// requestMembers. It keeps its place in a local offset, handing it to the
+// scanner only for values it does not read itself.
 func (s *scanner) requestObject(r *request) bool {
-	if !s.enter() {
+	if !s.Enter() {
 		return false
 	}
-	buf, i := s.buf, s.pos
-	var versionOK, hasMethod bool
-	// Most clients put the version first, written just so.
-	if len(buf)-i > len(canonicalVersion) && string(buf[i:i+len(canonicalVersion)]) == canonicalVersion {
-		i = skipSpaceAt(buf, i+len(canonicalVersion))
-		versionOK = true
-		// And the method next, also written just so.
-		if len(buf)-i > len(canonicalMethod) && string(buf[i:i+len(canonicalMethod)]) == canonicalMethod {
-			end, escaped, ok := scanString(buf, i+len(canonicalMethod)-1)
-			if !ok {
-				s.pos = end
-				return s.fail()
-			}
-			r.named, hasMethod = true, true
-			r.method, r.escaped = buf[i+len(canonicalMethod):end-1], escaped
-			if i = skipSpaceAt(buf, end); i < len(buf) && buf[i] == '}' {
-				return s.closeRequest(r, i, versionOK, hasMethod)
-			} else if i >= len(buf) || buf[i] != ',' {
-				s.pos = i
-				return s.fail()
-			}
-			i = skipSpaceAt(buf, i+1)
-			// Then params (an array) and id, in that order.
-			if len(buf)-i > len(canonicalParams) && string(buf[i:i+len(canonicalParams)]) == canonicalParams {
-				start := i + len(canonicalParams) - 1
-				s.pos = start
-				if !s.array(&r.args) {
-					return false
-				}
-				r.args.raw = buf[start:s.pos]
-				if i = skipSpaceAt(buf, s.pos); i < len(buf) && buf[i] == '}' {
-					return s.closeRequest(r, i, versionOK, hasMethod)
-				} else if i >= len(buf) || buf[i] != ',' {
-					s.pos = i
-					return s.fail()
-				}
-				i = skipSpaceAt(buf, i+1)
-			}
-			if len(buf)-i > len(canonicalID) && string(buf[i:i+len(canonicalID)]) == canonicalID {
-				start, end, ok := i+len(canonicalID), 0, false
-				switch c := buf[start]; {
-				case c >= '0' && c <= '9' || c == '-':
-					end, ok = scanNumber(buf, start)
-				case c == '"':
-					end, _, ok = scanString(buf, start)
-				}
-				if ok && end < len(buf) && buf[end] == '}' {
-					r.id = buf[start:end]
-					return s.closeRequest(r, end, versionOK, hasMethod)
-				}
-				// Anything else is read again below, the general way.
-			}
+	buf, i := s.Buf, s.Pos
+	var env envelope
+	if len(buf)-i <= len(canonicalVersion) || string(buf[i:i+len(canonicalVersion)]) != canonicalVersion {
+		if i = jsontext.SkipSpace(buf, i); i < len(buf) && buf[i] == '}' {
+			return s.closeRequest(r, i, env)
 		}
-	} else if i = skipSpaceAt(buf, i); i < len(buf) && buf[i] == '}' {
-		s.pos = i + 1
-		s.depth--
-		r.invalid = true
-		return true
+		return s.requestMembers(r, i, env)
 	}
+	i = jsontext.SkipSpace(buf, i+len(canonicalVersion))
+	env.versionOK, env.seen = true, 1<<keyJSONRPC
+	if len(buf)-i <= len(canonicalMethod) || string(buf[i:i+len(canonicalMethod)]) != canonicalMethod {
+		return s.requestMembers(r, i, env)
+	}
+	end, escaped, ok := jsontext.ScanString(buf, i+len(canonicalMethod)-1)
+	if !ok {
+		return false
+	}
+	r.named, env.hasMethod, env.seen = true, true, env.seen|1<<keyMethod
+	r.method, r.escaped = buf[i+len(canonicalMethod):end-1], escaped
+	if i = jsontext.SkipSpace(buf, end); i < len(buf) && buf[i] == '}' {
+		return s.closeRequest(r, i, env)
+	} else if i >= len(buf) || buf[i] != ',' {
+		return false
+	}
+	i = jsontext.SkipSpace(buf, i+1)
+	if len(buf)-i > len(canonicalParams) && string(buf[i:i+len(canonicalParams)]) == canonicalParams {
+		start := i + len(canonicalParams) - 1
+		s.Pos = start
+		if !s.Array(&r.args.Elements) {
+			return false
+		}
+		r.args.raw = buf[start:s.Pos]
+		env.seen |= 1 << keyParams
+		if i = jsontext.SkipSpace(buf, s.Pos); i < len(buf) && buf[i] == '}' {
+			return s.closeRequest(r, i, env)
+		} else if i >= len(buf) || buf[i] != ',' {
+			return false
+		}
+		i = jsontext.SkipSpace(buf, i+1)
+	}
+	if len(buf)-i > len(canonicalID) && string(buf[i:i+len(canonicalID)]) == canonicalID {
+		start, end, ok := i+len(canonicalID), 0, false
+		switch c := buf[start]; {
+		case c >= '0' && c <= '9' || c == '-':
+			end, ok = jsontext.ScanNumber(buf, start)
+		case c == '"':
+			end, _, ok = jsontext.ScanString(buf, start)
+		}
+		if ok && end < len(buf) && buf[end] == '}' {
+			r.id = buf[start:end]
+			return s.closeRequest(r, end, env)
+		}
+		// Anything else is read again, the general way.
+	}
+	return s.requestMembers(r, i, env)
+}
+
+// requestMembers reads the members of the request object from buf[i] (a
+// member's name, after whitespace) through the closing '}', the general
+// way: in any order, with names and values written any way.
+func (s *scanner) requestMembers(r *request, i int, env envelope) bool {
+	buf := s.Buf
+	var others jsontext.Names // names the specification does not define
 	for {
 		if i >= len(buf) || buf[i] != '"' {
-			s.pos = i
-			return s.fail()
+			return false
 		}
 		key, n := compactKey(buf[i:])
 		if n > 0 {
 			i += n
 		} else {
-			end, keyEscaped, ok := scanString(buf, i)
+			end, keyEscaped, ok := jsontext.ScanString(buf, i)
 			if !ok {
-				s.pos = end
-				return s.fail()
+				return false
 			}
 			name := buf[i+1 : end-1]
 			if keyEscaped {
 				var scratch [32]byte
-				name = unescapeInto(scratch[:0], name)
+				name = jsontext.AppendUnquote(scratch[:0], name)
 			}
-			key = keyOf(name)
-			if i = skipSpaceAt(buf, end); i >= len(buf) || buf[i] != ':' {
-				s.pos = i
-				return s.fail()
+			if key = keyOf(name); key == keyOther && !others.Add(buf, i+1, end-1, keyEscaped) {
+				return false
+			}
+			if i = jsontext.SkipSpace(buf, end); i >= len(buf) || buf[i] != ':' {
+				return false
 			}
 			i++
 		}
-		if i = skipSpaceAt(buf, i); i >= len(buf) {
-			s.pos = i
-			return s.fail()
+		if key != keyOther {
+			if env.seen&(1<<key) != 0 {
+				return false
+			}
+			env.seen |= 1 << key
+		}
+		if i = jsontext.SkipSpace(buf, i); i >= len(buf) {
+			return false
 		}
 		first := buf[i]
 		valStart := i
@@ -141,37 +165,35 @@ func (s *scanner) requestObject(r *request) bool {
 		switch {
 		case first == '"':
 			var ok bool
-			if i, valEscaped, ok = scanString(buf, i); !ok {
-				s.pos = i
-				return s.fail()
+			if i, valEscaped, ok = jsontext.ScanString(buf, i); !ok {
+				return false
 			}
 		case first >= '0' && first <= '9' || first == '-':
 			var ok bool
-			if i, ok = scanNumber(buf, i); !ok {
-				s.pos = i
-				return s.fail()
-			}
-		case first == '[' && key == keyParams:
-			s.pos = i
-			if !s.array(&r.args) {
+			if i, ok = jsontext.ScanNumber(buf, i); !ok {
 				return false
 			}
-			i = s.pos
-		default:
-			s.pos = i
-			if !s.value() {
-				return s.fail()
+		case first == '[' && key == keyParams:
+			s.Pos = i
+			if !s.Array(&r.args.Elements) {
+				return false
 			}
-			i = s.pos
+			i = s.Pos
+		default:
+			s.Pos = i
+			if !s.Value() {
+				return false
+			}
+			i = s.Pos
 		}
 		val := buf[valStart:i]
 		switch key {
 		case keyJSONRPC:
-			versionOK = isVersion20(val)
+			env.versionOK = isVersion20(val)
 		case keyMethod:
 			r.named = true
-			hasMethod = first == '"'
-			if hasMethod {
+			env.hasMethod = first == '"'
+			if env.hasMethod {
 				r.method = val[1 : len(val)-1]
 				r.escaped = valEscaped
 			}
@@ -185,29 +207,27 @@ func (s *scanner) requestObject(r *request) bool {
 		case keyError:
 			r.errVal = val
 		}
-		if i = skipSpaceAt(buf, i); i < len(buf) {
+		if i = jsontext.SkipSpace(buf, i); i < len(buf) {
 			switch buf[i] {
 			case ',':
-				i = skipSpaceAt(buf, i+1)
+				i = jsontext.SkipSpace(buf, i+1)
 				continue
 			case '}':
-				return s.closeRequest(r, i, versionOK, hasMethod)
+				return s.closeRequest(r, i, env)
 			}
 		}
-		s.pos = i
-		return s.fail()
+		return false
 	}
 }
 
 // closeRequest ends the request object at buf[i] == '}', deciding whether
 // it is a valid Request.
-func (s *scanner) closeRequest(r *request, i int, versionOK, hasMethod bool) bool {
-	s.pos = i + 1
-	s.depth--
+func (s *scanner) closeRequest(r *request, i int, env envelope) bool {
+	s.Close(i)
 	if p := r.args.raw; p != nil && p[0] != '[' && p[0] != '{' {
 		r.invalid = true
 	}
-	if !versionOK || !hasMethod || r.badID {
+	if !env.versionOK || !env.hasMethod || r.badID {
 		r.invalid = true
 	}
 	return true
@@ -294,16 +314,7 @@ func isVersion20(val []byte) bool {
 		return false
 	}
 	var scratch [24]byte
-	return string(unescapeInto(scratch[:0], val[1:len(val)-1])) == "2.0"
-}
-
-func hasBackslash(b []byte) bool {
-	for _, c := range b {
-		if c == '\\' {
-			return true
-		}
-	}
-	return false
+	return string(jsontext.AppendUnquote(scratch[:0], val[1:len(val)-1])) == "2.0"
 }
 
 // document is the result of scanning a whole request document.
@@ -319,8 +330,8 @@ type document struct {
 // parseDocument validates doc and records its requests in d. It returns
 // false when doc is not valid JSON (with nothing but whitespace around it).
 func parseDocument(doc []byte, d *document) bool {
-	s := scanner{buf: doc}
-	switch s.peek() {
+	s := scanner{jsontext.Scanner{Buf: doc}}
+	switch s.Peek() {
 	case '{':
 		if !s.requestObject(&d.single) {
 			return false
@@ -330,48 +341,46 @@ func parseDocument(doc []byte, d *document) bool {
 			return false
 		}
 	default:
-		if !s.value() {
+		if !s.Value() {
 			return false
 		}
 		d.nonObj = true
 	}
-	s.skipSpace()
-	d.maxDepth = s.maxDepth
-	return s.pos == len(doc)
+	s.SkipSpace()
+	d.maxDepth = s.Deepest
+	return s.Pos == len(doc)
 }
 
 // batchArray validates a batch (the next byte is '[') and records each item.
 func (s *scanner) batchArray(d *document) bool {
-	if !s.enter() {
+	if !s.Enter() {
 		return false
 	}
-	if s.peek() == ']' {
-		s.pos++
-		s.depth--
+	if s.Peek() == ']' {
+		s.Close(s.Pos)
 		return true
 	}
 	for {
 		d.items = append(d.items, request{})
 		r := &d.items[len(d.items)-1]
-		if s.peek() == '{' {
+		if s.Peek() == '{' {
 			if !s.requestObject(r) {
 				return false
 			}
 		} else {
-			if !s.value() {
+			if !s.Value() {
 				return false
 			}
 			r.invalid = true
 		}
-		switch s.peek() {
+		switch s.Peek() {
 		case ',':
-			s.pos++
+			s.Pos++
 		case ']':
-			s.pos++
-			s.depth--
+			s.Close(s.Pos)
 			return true
 		default:
-			return s.fail()
+			return false
 		}
 	}
 }

@@ -5,6 +5,8 @@ package rpccore
 import (
 	"strconv"
 	"sync"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/internal/jsontext"
 )
 
 // ResultWriter appends a Raw method's result to the response being built.
@@ -44,7 +46,7 @@ func (w *ResultWriter) JSON(v any) error {
 // String writes s as a JSON string.
 func (w *ResultWriter) String(s string) {
 	w.reset()
-	w.buf = appendString(w.buf, s)
+	w.buf = jsontext.AppendQuote(w.buf, s)
 }
 
 // Float64 writes f as a JSON number; NaN and infinities are an error.

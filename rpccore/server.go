@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/internal/jsontext"
 )
 
 // Server processes JSON-RPC 2.0 documents against a table of methods. It is
@@ -158,7 +160,7 @@ func (s *Server) lookup(r *request) *entry {
 		return s.methods.Load().find(r.method)
 	}
 	var scratch [64]byte
-	return s.methods.Load().find(unescapeInto(scratch[:0], r.method))
+	return s.methods.Load().find(jsontext.AppendUnquote(scratch[:0], r.method))
 }
 
 // methodTable is an immutable snapshot of the registered methods.

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	json "github.com/goccy/go-json"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/internal/jsontext"
 )
 
 // Struct makes a Method whose params are the exported fields of the struct
@@ -55,7 +57,7 @@ func (m *Method) namedObject(raw [][]byte) []byte {
 		if len(obj) > 1 {
 			obj = append(obj, ',')
 		}
-		obj = appendString(obj, m.params[i].name)
+		obj = jsontext.AppendQuote(obj, m.params[i].name)
 		obj = append(obj, ':')
 		obj = append(obj, r...)
 	}

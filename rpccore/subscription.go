@@ -18,6 +18,8 @@ import (
 	"sync"
 
 	json "github.com/goccy/go-json"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/internal/jsontext"
 )
 
 // Subscription is one client's subscription. Its source sends values with
@@ -221,7 +223,7 @@ func (s *Server) RegisterSubscription(namespace, name string, m *Method) error {
 
 // subscribeMethod is the Raw method <namespace>_subscribe.
 func (s *Server) subscribeMethod(namespace string, ns *subscriptionSources) func(context.Context, []byte, *ResultWriter) error {
-	head := `{"jsonrpc":"2.0","method":` + string(appendString(nil, namespace+"_subscription")) + `,"params":{"subscription":"`
+	head := `{"jsonrpc":"2.0","method":` + string(jsontext.AppendQuote(nil, namespace+"_subscription")) + `,"params":{"subscription":"`
 	return func(ctx context.Context, params []byte, w *ResultWriter) error {
 		turn := turnFrom(ctx)
 		if turn == nil {
@@ -265,15 +267,15 @@ func splitSubscribeParams(params []byte) (name string, args []byte, err error) {
 	if params == nil || params[0] != '[' {
 		return "", nil, invalidParams("want [\"<subscription name>\", args...]")
 	}
-	i := nextNonSpace(params, 1)
+	i := jsontext.SkipSpace(params, 1)
 	if params[i] != '"' {
 		return "", nil, invalidParams("want the subscription name first")
 	}
-	end := skipValid(params, i)
+	end := jsontext.SkipValue(params, i)
 	if name, err = decodeString(params[i:end]); err != nil {
 		return "", nil, invalidParams(err.Error())
 	}
-	rest := nextNonSpace(params, end)
+	rest := jsontext.SkipSpace(params, end)
 	if params[rest] == ']' {
 		return name, nil, nil
 	}

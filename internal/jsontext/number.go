@@ -1,11 +1,12 @@
-package rpccore
+package jsontext
 
-// number.go holds fast paths for the numbers requests usually carry: short
-// decimals that convert exactly, and integral results.
+// Number codecs, with fast paths for the numbers requests usually carry:
+// short decimals that convert exactly, and integral results.
 
 import (
 	"math"
 	"strconv"
+	"unsafe"
 )
 
 // float64pow10 holds the powers of ten that float64 represents exactly.
@@ -38,10 +39,10 @@ func decimal(raw []byte) (mant uint64, frac int, neg, ok bool) {
 	return mant, frac, neg, i == len(raw) && digits <= 15
 }
 
-// parseFloat64 converts a validated JSON number to the nearest float64.
+// ParseFloat64 converts a valid JSON number to the nearest float64.
 // Short decimals take the exact path (one correctly rounded division);
-// the rest go to strconv.
-func parseFloat64(raw []byte) (float64, error) {
+// the rest go to strconv, whose error it returns for numbers out of range.
+func ParseFloat64(raw []byte) (float64, error) {
 	if mant, frac, neg, ok := decimal(raw); ok {
 		f := float64(mant)
 		if frac > 0 {
@@ -55,9 +56,9 @@ func parseFloat64(raw []byte) (float64, error) {
 	return strconv.ParseFloat(bytesString(raw), 64)
 }
 
-// parseFloat32 converts a validated JSON number to the nearest float32,
-// rounding once (never through float64).
-func parseFloat32(raw []byte) (float32, error) {
+// ParseFloat32 converts a valid JSON number to the nearest float32,
+// rounding once (never through float64), as ParseFloat64 does.
+func ParseFloat32(raw []byte) (float32, error) {
 	if mant, frac, neg, ok := decimal(raw); ok && mant < 1<<24 && frac < len(float32pow10) {
 		f := float32(mant)
 		if frac > 0 {
@@ -70,6 +71,87 @@ func parseFloat32(raw []byte) (float32, error) {
 	}
 	f, err := strconv.ParseFloat(bytesString(raw), 32)
 	return float32(f), err
+}
+
+// ParseInt parses a JSON integer (no fraction or exponent) into an int64;
+// ok is false for anything else and for integers out of range.
+func ParseInt(raw []byte) (n int64, ok bool) {
+	neg := len(raw) > 0 && raw[0] == '-'
+	digits := raw
+	if neg {
+		digits = raw[1:]
+	}
+	if len(digits) == 0 || len(digits) > 19 {
+		return 0, false
+	}
+	var u uint64
+	for _, c := range digits {
+		if !isDigit(c) {
+			return 0, false
+		}
+		u = u*10 + uint64(c-'0')
+	}
+	if neg {
+		if u > 1<<63 {
+			return 0, false
+		}
+		return -int64(u), true
+	}
+	if u > math.MaxInt64 {
+		return 0, false
+	}
+	return int64(u), true
+}
+
+// ParseUint parses a non-negative JSON integer into a uint64; ok is false
+// for anything else and for integers out of range.
+func ParseUint(raw []byte) (u uint64, ok bool) {
+	if len(raw) == 0 || len(raw) > 20 {
+		return 0, false
+	}
+	for _, c := range raw {
+		if !isDigit(c) {
+			return 0, false
+		}
+		d := uint64(c - '0')
+		if u > (math.MaxUint64-d)/10 {
+			return 0, false
+		}
+		u = u*10 + d
+	}
+	return u, true
+}
+
+// AppendFloat appends f, a float64 or (bits 32) a float32, the way
+// encoding/json writes it: no exponent for ordinary magnitudes, the
+// shortest form that reads back exactly. It reports false, appending
+// nothing, when f is NaN or infinite, which JSON cannot represent.
+func AppendFloat(dst []byte, f float64, bits int) ([]byte, bool) {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return dst, false
+	}
+	if out, ok := appendIntegral(dst, f); ok && (bits == 64 || math.Abs(f) < 1<<24) {
+		return out, true
+	}
+	if out, ok := appendShortDecimal(dst, f, bits); ok {
+		return out, true
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 {
+		if bits == 64 && (abs < 1e-6 || abs >= 1e21) ||
+			bits == 32 && (float32(abs) < 1e-6 || float32(abs) >= 1e21) {
+			format = 'e'
+		}
+	}
+	dst = strconv.AppendFloat(dst, f, format, -1, bits)
+	if format == 'e' {
+		// Shorten e-09 to e-9, as encoding/json does.
+		if n := len(dst); n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+			dst[n-2] = dst[n-1]
+			dst = dst[:n-1]
+		}
+	}
+	return dst, true
 }
 
 // appendIntegral appends f when it is an integer that float64 holds
@@ -181,4 +263,10 @@ const digitPairs = "000102030405060708091011121314151617181920212223242526272829
 // putDigitPair writes the two digits of n < 100 to b.
 func putDigitPair(b []byte, n uint64) {
 	b[0], b[1] = digitPairs[2*n], digitPairs[2*n+1]
+}
+
+// bytesString views b as a string without copying. The string must not
+// outlive b's contents.
+func bytesString(b []byte) string {
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }

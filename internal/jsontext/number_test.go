@@ -1,4 +1,4 @@
-package rpccore
+package jsontext
 
 import (
 	"encoding/json"
@@ -23,16 +23,16 @@ func TestNumberFastPathsAgreeWithEncodingJSON(t *testing.T) {
 			}
 			var got float64
 			if bits == 32 {
-				f, _ := parseFloat32(raw)
+				f, _ := ParseFloat32(raw)
 				got = float64(f)
 			} else {
-				got, _ = parseFloat64(raw)
+				got, _ = ParseFloat64(raw)
 			}
 			if got != want {
 				t.Fatalf("parse %s as float%d: got %v, want %v", text, bits, got, want)
 			}
 			wantText := encodingJSON(want, bits)
-			gotText, _ := appendFloat(nil, want, bits)
+			gotText, _ := AppendFloat(nil, want, bits)
 			if string(gotText) != wantText {
 				t.Fatalf("format %v as float%d: got %s, want %s", want, bits, gotText, wantText)
 			}
