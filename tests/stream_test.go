@@ -300,3 +300,32 @@ func writeTemp(t *testing.T, content string) string {
 	}
 	return path
 }
+
+func TestStreamMetricsByListener(t *testing.T) {
+	s := startStreams(t)
+	c := dialStream(t, "tcp", s.tcp)
+	c.send(t, `{"jsonrpc":"2.0","method":"demo_subscribe","params":["chat"],"id":1}`+streamCall("add", "[1,2]", 2))
+	c.line(t)
+	c.line(t)
+	label := `listener="tcp/` + s.tcp + `"`
+	want := map[string]float64{
+		"caddy_jsonrpc_stream_connections{" + label + "}":                     1,
+		"caddy_jsonrpc_stream_subscriptions{" + label + "}":                   1,
+		`caddy_jsonrpc_stream_messages_total{direction="in",` + label + "}":  2,
+		`caddy_jsonrpc_stream_messages_total{direction="out",` + label + "}": 2,
+		`caddy_jsonrpc_calls_total{method="add",outcome="ok"}`:                1,
+	}
+	var scraped, wrong string
+	for deadline := time.Now().Add(requestTimeout); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		scraped, wrong = scrape(t, s.admin), ""
+		for name, v := range want {
+			if got := metricValue(scraped, name); got != v {
+				wrong += fmt.Sprintf("%s = %v, want %v; ", name, got, v)
+			}
+		}
+		if wrong == "" {
+			return
+		}
+	}
+	t.Fatalf("%s\n%s", wrong, scraped)
+}
