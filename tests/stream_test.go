@@ -309,11 +309,11 @@ func TestStreamMetricsByListener(t *testing.T) {
 	c.line(t)
 	label := `listener="tcp/` + s.tcp + `"`
 	want := map[string]float64{
-		"caddy_jsonrpc_stream_connections{" + label + "}":                     1,
-		"caddy_jsonrpc_stream_subscriptions{" + label + "}":                   1,
+		"caddy_jsonrpc_stream_connections{" + label + "}":                    1,
+		"caddy_jsonrpc_stream_subscriptions{" + label + "}":                  1,
 		`caddy_jsonrpc_stream_messages_total{direction="in",` + label + "}":  2,
 		`caddy_jsonrpc_stream_messages_total{direction="out",` + label + "}": 2,
-		`caddy_jsonrpc_calls_total{method="add",outcome="ok"}`:                1,
+		`caddy_jsonrpc_calls_total{method="add",outcome="ok"}`:               1,
 	}
 	var scraped, wrong string
 	for deadline := time.Now().Add(requestTimeout); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
