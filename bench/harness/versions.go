@@ -21,6 +21,7 @@ var peerModules = []string{
 	"github.com/goccy/go-json",
 	"github.com/coder/websocket",
 	"gonum.org/v1/plot",
+	"google.golang.org/grpc",
 }
 
 // describeVersions returns Go's, Caddy's, the commit's and the peers'.
