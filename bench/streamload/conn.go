@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/load"
@@ -45,6 +46,12 @@ func Dial(ctx context.Context, network, addr string) (*Conn, error) {
 		return nil, fmt.Errorf("streamload: network %q: want tcp or unix", network)
 	}
 	nc, err := d.DialContext(ctx, network, addr)
+	// A unix socket whose backlog is full refuses at once (EAGAIN) where
+	// TCP would wait: wait here instead, as a TCP dial does.
+	for try := 0; errors.Is(err, syscall.EAGAIN) && try < 1000; try++ {
+		time.Sleep(time.Millisecond)
+		nc, err = d.DialContext(ctx, network, addr)
+	}
 	if err != nil {
 		return nil, err
 	}
