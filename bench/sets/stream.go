@@ -168,12 +168,12 @@ func (st *Stream) Pipelined(ctx context.Context, e *Env) schema.Set {
 	targets := []pipeTarget{
 		streamTarget("ours", "ours over TCP (jsonrpc app in Caddy)", schema.Ours, "tcp", st.caddy.TCP, reqs, expect),
 		streamTarget("ours_unix", "ours over a unix socket", schema.Baseline, "unix", st.caddy.Socket, reqs, expect),
-		streamTarget("geth", "go-ethereum IPC (unix socket)", schema.Peer, st.geth.Network, st.geth.Addr, gethReqs, gethExpect),
 		{name: "ours_ws", label: "ours over WebSocket", role: schema.Baseline,
 			run: func(ctx context.Context, c pipeCell, w streamload.Windows) ([]float64, error) {
 				return wsload.Pipeline(ctx, wsload.PipelineConfig{URL: st.caddy.WS, Conns: c.conns, Depth: c.depth,
 					Requests: reqs, Expect: expect, Warmup: w.Warmup, Window: w.Length, Windows: w.Count})
 			}},
+		streamTarget("geth", "go-ethereum IPC (unix socket)", schema.Peer, st.geth.Network, st.geth.Addr, gethReqs, gethExpect),
 		streamTarget("bare", "bare server, no JSON-RPC (TCP)", schema.Ceiling, st.bare.Network, st.bare.Addr, reqs, expect),
 	}
 	if err := measurePipes(ctx, e, &s, streamCells(e.Profile), targets); err != nil {
