@@ -12,9 +12,9 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
 )
 
-// Register adds the demo methods to s, and the subscriptions "ticks" and
-// "chat" (demo_subscribe, demo_unsubscribe) with demo_publish, which
-// broadcasts through s.Hub().
+// Register adds the demo methods to s, and the subscriptions "ticks",
+// "flood" and "chat" (demo_subscribe, demo_unsubscribe) with demo_publish,
+// which broadcasts through s.Hub().
 func Register(s *rpccore.Server) error {
 	err := s.RegisterMethods(rpccore.Methods{
 		// The specification's examples (section 7).

@@ -1,7 +1,8 @@
 package demo
 
-// subscriptions.go holds the demo's subscription sources: a ticking counter
-// and a chat room that every connection on the server shares.
+// subscriptions.go holds the demo's subscription sources: a ticking counter,
+// a flood of numbers sent as fast as the client reads them, and a chat room
+// that every connection on the server shares.
 
 import (
 	"context"
@@ -19,10 +20,13 @@ const Namespace = "demo"
 // ChatTopic is the hub topic of the chat room.
 const ChatTopic = "demo.chat"
 
-// registerSubscriptions adds "ticks", "chat" and demo_publish to s.
+// registerSubscriptions adds "ticks", "flood", "chat" and demo_publish to s.
 func registerSubscriptions(s *rpccore.Server) error {
 	hub := s.Hub()
 	if err := s.RegisterSubscription(Namespace, "ticks", rpccore.Proc1(startTicks, "intervalMs")); err != nil {
+		return err
+	}
+	if err := s.RegisterSubscription(Namespace, "flood", rpccore.Proc1(startFlood, "count")); err != nil {
 		return err
 	}
 	chat := rpccore.Proc0(func(ctx context.Context) error {
@@ -69,6 +73,41 @@ func startTicks(ctx context.Context, intervalMs int) error {
 				if sub.SendJSON(strconv.AppendInt(nil, int64(n), 10)) != nil {
 					return
 				}
+			}
+		}
+	}()
+	return nil
+}
+
+// MaxFlood is the most numbers "flood" sends.
+const MaxFlood = 1_000_000_000
+
+// startFlood sends 1, 2, ..., count as fast as the connection takes them,
+// then stops. It waits for room in the send queue rather than dropping
+// (Subscription.SendJSONWait), so the client gets every number, in order,
+// whatever the slow-consumer policy; it stops early when the subscription
+// ends.
+func startFlood(ctx context.Context, count int) error {
+	if count < 1 || count > MaxFlood {
+		return &rpccore.Error{Code: rpccore.CodeInvalidParams, Message: "Invalid params",
+			Data: "count must be between 1 and " + strconv.Itoa(MaxFlood)}
+	}
+	sub := rpccore.SubscriptionFrom(ctx)
+	if sub == nil {
+		return errors.New("flood: not started by a subscription")
+	}
+	go func() {
+		// Each value is shared with the send queue until it is written, so
+		// none is reused: they are cut from blocks of 4 KiB.
+		var block []byte
+		for n := 1; n <= count; n++ {
+			if cap(block)-len(block) < 20 {
+				block = make([]byte, 0, 4096)
+			}
+			v := strconv.AppendInt(block[len(block):], int64(n), 10)
+			block = block[:len(block)+len(v)]
+			if sub.SendJSONWait(v) != nil {
+				return
 			}
 		}
 	}()

@@ -7,6 +7,7 @@ package rpccore
 // an idle connection keeps no writer goroutine.
 
 import (
+	"context"
 	"errors"
 	"runtime"
 	"sync"
@@ -112,6 +113,33 @@ func (o *outbox) pushNotification(m outMsg) error {
 		o.notifications--
 		o.dropped++
 		o.events.NotificationsDropped(1)
+	}
+	o.queue = append(o.queue, m)
+	o.notifications++
+	o.signal()
+	return nil
+}
+
+// pushNotificationWait queues a notification, waiting while the queue
+// holds its limit of notifications, until done ends (ErrPeerClosed).
+func (o *outbox) pushNotificationWait(m outMsg, done context.Context) error {
+	m.notification = true
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.notifications >= o.limit && !o.closed {
+		// The writer's take wakes the waiters; the end of done must too.
+		stop := context.AfterFunc(done, func() {
+			o.mu.Lock()
+			o.room.Broadcast()
+			o.mu.Unlock()
+		})
+		defer stop()
+		for o.notifications >= o.limit && !o.closed && done.Err() == nil {
+			o.room.Wait()
+		}
+	}
+	if o.closed || done.Err() != nil {
+		return ErrPeerClosed
 	}
 	o.queue = append(o.queue, m)
 	o.notifications++

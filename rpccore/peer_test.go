@@ -506,3 +506,57 @@ func TestPeerEvents(t *testing.T) {
 		t.Fatalf("events: in %d out %d subs %d peak %d dropped %d", events.in, events.out, events.subs, events.peak, events.drop)
 	}
 }
+
+func TestSendJSONWaitWaitsForRoomAndEndsWithTheSubscription(t *testing.T) {
+	s := rpccore.NewServer()
+	const count = 300
+	ended := make(chan error, 1)
+	err := s.RegisterSubscription("w", "count", rpccore.Proc0(func(ctx context.Context) error {
+		sub := rpccore.SubscriptionFrom(ctx)
+		go func() {
+			// The first sends come before the client has the id: they are
+			// held, then wait for it.
+			for n := 1; ; n++ {
+				if n > count {
+					n = count + 1 // values past count are never read
+				}
+				if err := sub.SendJSONWait([]byte(fmt.Sprint(n))); err != nil {
+					ended <- err
+					return
+				}
+			}
+		}()
+		return nil
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, policy := range []rpccore.SlowConsumerPolicy{rpccore.DropOldest, rpccore.Disconnect} {
+		// A queue of 2 and an outgoing channel of 1: the writer blocks until
+		// the client reads.
+		c, cancel, _ := servePeer(t, s, rpccore.PeerConfig{SendQueue: 2, SlowConsumer: policy}, 1)
+		c.send(`{"jsonrpc":"2.0","method":"w_subscribe","params":["count"],"id":1}`)
+		if m := c.recv(t); m["result"] == nil {
+			t.Fatalf("subscribe: %v", m)
+		}
+		for n := 1; n <= count; n++ {
+			m := c.recv(t)
+			params, _ := m["params"].(map[string]any)
+			if params["result"] != float64(n) {
+				t.Fatalf("policy %d: notification %d is %v", policy, n, m)
+			}
+			if n%100 == 0 {
+				time.Sleep(5 * time.Millisecond)
+			}
+		}
+		cancel()
+		select {
+		case err := <-ended:
+			if !errors.Is(err, rpccore.ErrPeerClosed) {
+				t.Fatalf("the waiting sender ended with %v", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("the waiting sender did not end with the connection")
+		}
+	}
+}

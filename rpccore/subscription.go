@@ -33,8 +33,9 @@ type Subscription struct {
 	cancel context.CancelFunc
 
 	mu     sync.Mutex
-	active bool     // the client has the id: notifications may flow
-	held   []outMsg // sent before then
+	active bool          // the client has the id: notifications may flow
+	held   []outMsg      // sent before then
+	ready  chan struct{} // closed when active, for SendJSONWait; made on demand
 }
 
 type subscriptionKey struct{}
@@ -86,6 +87,39 @@ func (s *Subscription) SendJSON(result []byte) error {
 	return s.peer.sendNotification(m)
 }
 
+// SendJSONWait sends result as SendJSON does, but never drops it: while
+// the send queue holds its limit of notifications it waits for the writer
+// to take them, whatever the slow-consumer policy. A source that sends as
+// fast as the client reads uses it. It returns ErrPeerClosed once the
+// subscription or the connection has ended.
+func (s *Subscription) SendJSONWait(result []byte) error {
+	m := outMsg{head: s.head, body: result, notification: true}
+	for {
+		if s.ctx.Err() != nil {
+			return ErrPeerClosed
+		}
+		s.mu.Lock()
+		if s.active {
+			s.mu.Unlock()
+			return s.peer.out.pushNotificationWait(m, s.ctx)
+		}
+		if len(s.held) < s.peer.cfg.SendQueue {
+			s.held = append(s.held, m)
+			s.mu.Unlock()
+			return nil
+		}
+		if s.ready == nil {
+			s.ready = make(chan struct{})
+		}
+		ready := s.ready
+		s.mu.Unlock()
+		select {
+		case <-ready:
+		case <-s.ctx.Done():
+		}
+	}
+}
+
 // activate lets notifications flow, the held ones first.
 func (s *Subscription) activate() {
 	s.mu.Lock()
@@ -96,6 +130,9 @@ func (s *Subscription) activate() {
 		}
 	}
 	s.held, s.active = nil, true
+	if s.ready != nil {
+		close(s.ready)
+	}
 }
 
 // subscriptionTable holds a peer's open subscriptions by id.

@@ -1,6 +1,7 @@
 // Package caddyproc runs the Caddy under test: bin/caddy (built by the
 // repository's xcaddy.sh) serving bench/Caddyfile.bench on free loopback
-// ports, with its local CA in a temporary directory, until Stop.
+// ports and a unix socket, with its local CA and the socket in a temporary
+// directory, until Stop.
 package caddyproc
 
 import (
@@ -16,6 +17,7 @@ import (
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/load"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/serverproc"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/streamload"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
 )
 
@@ -34,14 +36,17 @@ type Caddy struct {
 	// the respond.
 	HTTPS string
 	// WS is the ws:// URL of jsonrpc on the cleartext site.
-	WS  string
-	dir string
+	WS string
+	// TCP and Socket are the jsonrpc app's stream listeners: a loopback
+	// address and a unix socket's path.
+	TCP, Socket string
+	dir         string
 }
 
 // Start runs bin with the Caddyfile config and waits until both /rpc and
 // /static answer the add call right over HTTPS.
 func Start(ctx context.Context, bin, config string) (*Caddy, error) {
-	ports, err := freePorts(3)
+	ports, err := freePorts(4)
 	if err != nil {
 		return nil, err
 	}
@@ -51,6 +56,7 @@ func Start(ctx context.Context, bin, config string) (*Caddy, error) {
 	}
 	env := []string{
 		"BENCH_HTTPS_PORT=" + ports[0], "BENCH_HTTP_PORT=" + ports[1], "BENCH_WS_PORT=" + ports[2],
+		"BENCH_TCP_PORT=" + ports[3], "BENCH_SOCKET=" + dir + "/rpc.sock",
 		"XDG_DATA_HOME=" + dir + "/data", "XDG_CONFIG_HOME=" + dir + "/config",
 	}
 	p, err := serverproc.Start(ctx, "", env, bin, "run", "--config", config, "--adapter", "caddyfile")
@@ -58,7 +64,8 @@ func Start(ctx context.Context, bin, config string) (*Caddy, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	c := &Caddy{Proc: p, HTTPS: "https://127.0.0.1:" + ports[0], WS: "ws://127.0.0.1:" + ports[2] + "/rpc", dir: dir}
+	c := &Caddy{Proc: p, HTTPS: "https://127.0.0.1:" + ports[0], WS: "ws://127.0.0.1:" + ports[2] + "/rpc",
+		TCP: "127.0.0.1:" + ports[3], Socket: dir + "/rpc.sock", dir: dir}
 	if err := c.waitReady(ctx, 30*time.Second); err != nil {
 		c.Stop()
 		return nil, err
@@ -98,6 +105,40 @@ func (c *Caddy) check(ctx context.Context) error {
 		}
 		if res.Errors > 0 {
 			return fmt.Errorf("%s: %s", path, res.FirstError)
+		}
+	}
+	return nil
+}
+
+// ServesStreams returns nil when the jsonrpc app answers the add call over
+// its TCP listener and its unix socket.
+func (c *Caddy) ServesStreams(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	for _, l := range [][2]string{{"tcp", c.TCP}, {"unix", c.Socket}} {
+		conn, err := streamload.Dial(ctx, l[0], l[1])
+		if err != nil {
+			return err
+		}
+		err = conn.Send([]byte(AddCall))
+		got := make(chan error, 1)
+		go func() {
+			line, err := conn.ReadLine(nil)
+			if err == nil && string(line) != AddAnswer {
+				err = fmt.Errorf("answered %q", line)
+			}
+			got <- err
+		}()
+		if err == nil {
+			select {
+			case err = <-got:
+			case <-ctx.Done():
+				err = errors.New("no answer")
+			}
+		}
+		conn.Close()
+		if err != nil {
+			return fmt.Errorf("jsonrpc app over %s %s: %w", l[0], l[1], err)
 		}
 	}
 	return nil

@@ -29,6 +29,9 @@ func TestStartServesTheBenchConfig(t *testing.T) {
 	if err := c.ServesWebSocket(context.Background()); err != nil {
 		t.Logf("no WebSocket from this bin/caddy (the harness falls back): %v", err)
 	}
+	if err := c.ServesStreams(context.Background()); err != nil {
+		t.Errorf("the jsonrpc app's streams: %v", err)
+	}
 	if v := Version(bin); !strings.HasPrefix(v, "v2.") {
 		t.Errorf("version %q", v)
 	}

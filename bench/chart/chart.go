@@ -230,7 +230,10 @@ func colour(role string, i int) color.Color {
 			return color.RGBA{R: 0x99, G: 0x99, B: 0x99, A: 0xff}
 		}
 		return color.RGBA{R: 0x55, G: 0x55, B: 0x55, A: 0xff}
-	case schema.Baseline:
+	case schema.Baseline: // two shades, so that neighbouring baselines differ
+		if i%2 == 1 {
+			return color.RGBA{R: 0xf8, G: 0xd2, B: 0xae, A: 0xff}
+		}
 		return color.RGBA{R: 0xf4, G: 0xb3, B: 0x7a, A: 0xff}
 	}
 	peers := []color.Color{

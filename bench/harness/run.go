@@ -29,14 +29,14 @@ type Options struct {
 	// Browser is the browser set's file, written by another tool.
 	Browser string
 	// Only, when not empty, limits the run to these groups: inprocess,
-	// http, websocket.
+	// http, websocket, stream.
 	Only []string
 	// Command is the command line recorded in the document.
 	Command string
 }
 
 // Groups are the groups of sets the harness measures, in order.
-var Groups = []string{"inprocess", "http", "websocket"}
+var Groups = []string{"inprocess", "http", "websocket", "stream"}
 
 // SetIDs returns the ids of the sets a run of groups produces.
 func SetIDs(groups []string) []string {
@@ -44,6 +44,7 @@ func SetIDs(groups []string) []string {
 		"inprocess": {"inprocess"},
 		"http":      {"http", "http_batch"},
 		"websocket": {"ws_pipelined", "ws_broadcast", "ws_memory"},
+		"stream":    streamSetIDs,
 	}
 	var out []string
 	for _, g := range groups {
@@ -68,7 +69,7 @@ func Run(ctx context.Context, o Options) (*schema.Doc, error) {
 		Policy:  policy(o.Profile),
 	}
 	doc.Machine.OpenFilesLimit = openFiles
-	if (has("http") || has("websocket")) && !executable(o.Caddy) {
+	if (has("http") || has("websocket") || has("stream")) && !executable(o.Caddy) {
 		if err := buildCaddy(ctx, o.Repo); err != nil {
 			return nil, err
 		}
@@ -86,6 +87,9 @@ func Run(ctx context.Context, o Options) (*schema.Doc, error) {
 	if has("websocket") {
 		work += sets.PipelinedWork(p) + sets.BroadcastWork(p) + sets.MemoryWork(p)
 	}
+	if has("stream") {
+		work += sets.StreamWork(p)
+	}
 	env := &sets.Env{Profile: p, Bar: progress.New(os.Stderr, work), CaddyBin: o.Caddy,
 		CaddyConfig: filepath.Join(o.Repo, "bench", "Caddyfile.bench")}
 
@@ -98,9 +102,17 @@ func Run(ctx context.Context, o Options) (*schema.Doc, error) {
 	if has("websocket") {
 		withCaddy(ctx, env, func() { doc.Sets = append(doc.Sets, websocketSets(ctx, env, openFiles)...) })
 	}
+	if has("stream") {
+		withCaddy(ctx, env, func() { doc.Sets = append(doc.Sets, streamSets(ctx, env, openFiles)...) })
+	}
 	doc.Sets = append(doc.Sets, sets.Browser(o.Browser))
 	env.Bar.Finish()
-	doc.Goals = sets.Goals(doc, p)
+	for _, g := range sets.Goals(doc, p) {
+		// A run of some groups checks their goals only.
+		if len(o.Only) == 0 || doc.Find(g.Set) != nil {
+			doc.Goals = append(doc.Goals, g)
+		}
+	}
 	doc.Machine.LoadAfter = loadAverage()
 	doc.Harness.Seconds = float64(time.Since(start).Round(100*time.Millisecond)) / float64(time.Second)
 	return doc, nil
@@ -133,6 +145,24 @@ func websocketSets(ctx context.Context, env *sets.Env, openFiles uint64) []schem
 	}
 	defer ws.Close()
 	return []schema.Set{ws.Pipelined(ctx, env), ws.Broadcast(ctx, env), ws.Memory(ctx, env, openFiles)}
+}
+
+// streamSetIDs are the sets of the stream group, in order.
+var streamSetIDs = []string{"stream_pipelined", "stream_blocking", "stream_grpc", "stream_flood", "stream_memory"}
+
+// streamSets runs the stream sets on shared servers.
+func streamSets(ctx context.Context, env *sets.Env, openFiles uint64) []schema.Set {
+	st, err := sets.NewStream(ctx, env)
+	if err != nil {
+		var out []schema.Set
+		for _, id := range streamSetIDs {
+			out = append(out, schema.Set{ID: id, Group: "stream", Title: id, Status: schema.Failed, Error: err.Error()})
+		}
+		return out
+	}
+	defer st.Close()
+	return []schema.Set{st.Pipelined(ctx, env), st.Blocking(ctx, env), st.GRPC(ctx, env), st.Streaming(ctx, env),
+		st.Memory(ctx, env, openFiles)}
 }
 
 // executable is true when file exists and may be run.

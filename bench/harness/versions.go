@@ -22,6 +22,7 @@ var peerModules = []string{
 	"github.com/coder/websocket",
 	"github.com/gobwas/ws",
 	"gonum.org/v1/plot",
+	"google.golang.org/grpc",
 }
 
 // describeVersions returns Go's, Caddy's, the commit's and the peers'.

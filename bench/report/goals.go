@@ -17,7 +17,7 @@ func GoalsTable(d *schema.Doc, detail bool) Table {
 		t.Head = append(t.Head, "from")
 	}
 	for _, g := range d.Goals {
-		row := []string{g.Text, fmt.Sprintf("#%d", g.Issue), measured(g), verdict(g)}
+		row := []string{g.Text, issue(g), measured(g), verdict(g)}
 		if detail {
 			row = append(row, g.Detail)
 		}
@@ -34,10 +34,18 @@ func measured(g schema.Goal) string {
 	switch g.Unit {
 	case "x":
 		return Ratio(g.Measured)
-	case "calls/s":
-		return chart.Short(g.Measured) + " calls/s"
+	case "calls/s", "items/s":
+		return chart.Short(g.Measured) + " " + g.Unit
 	}
 	return chart.Short(g.Measured) + " " + g.Unit
+}
+
+// issue names the issue that set a goal, "–" when none is recorded.
+func issue(g schema.Goal) string {
+	if g.Issue == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("#%d", g.Issue)
 }
 
 // verdict says whether a goal is met.

@@ -191,7 +191,8 @@ type Comparison struct {
 type Goal struct {
 	// ID names the goal.
 	ID string `json:"id"`
-	// Issue is the number of the issue that set it.
+	// Issue is the number of the issue that set it; 0 when none is
+	// recorded.
 	Issue int `json:"issue"`
 	// Text states the goal.
 	Text string `json:"text"`

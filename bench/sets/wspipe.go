@@ -18,6 +18,9 @@ func (c pipeCell) x() string {
 	return fmt.Sprintf("%s × %d in flight", plural(c.conns, "conn", "conns"), c.depth)
 }
 
+// String is the cell in short: 4×256.
+func (c pipeCell) String() string { return fmt.Sprintf("%d×%d", c.conns, c.depth) }
+
 // pipeCells are every connection count by every depth.
 func pipeCells(p Profile) []pipeCell {
 	var cells []pipeCell

@@ -2,13 +2,14 @@
 // against Caddy's ceiling, and writes bench/results (benchmarks.json, a
 // chart per set, index.html) and the README's performance block.
 //
-//	bench/run                 every set, every cell warmed up and timed 3 times (about 10 minutes)
+//	bench/run                 every set, every cell warmed up and timed 5 times (about 10 minutes)
 //	bench/run -quick          every cell once, briefly (under a minute), into a temporary directory
 //	bench/run -quick -check   the same, then check the JSON's shape and that every cell has a number
 //
 // It runs from the bench directory (the script bench/run changes to it) and
 // builds ../bin/caddy with ../xcaddy.sh when it is missing. As
-// `run serve-ws ours|geth` it is the WebSocket server of a child process.
+// `run serve-ws ours|geth|fanout` it is the WebSocket server of a child
+// process, and as `run serve-stream geth|grpc|bare` a stream server.
 package main
 
 import (
@@ -25,12 +26,16 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/report"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/sets"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/streamserve"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsserve"
 )
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == wsserve.Subcommand {
 		os.Exit(wsserve.Main(os.Args[2:]))
+	}
+	if len(os.Args) > 1 && os.Args[1] == streamserve.Subcommand {
+		os.Exit(streamserve.Main(os.Args[2:]))
 	}
 	os.Exit(run())
 }

@@ -1,0 +1,166 @@
+package grpcpeer
+
+// load.go drives the service: unary calls, or calls over one stream per
+// connection, with a fixed number in flight on each connection.
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"sync/atomic"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/load"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/streamload"
+)
+
+// Config describes one run.
+type Config struct {
+	// Addr is the server's loopback TCP address.
+	Addr string
+	// Conns is the number of connections (one grpc.ClientConn each).
+	Conns int
+	// Depth is the calls in flight on each connection: that many goroutines
+	// calling in a loop (unary), or that many calls written ahead of their
+	// answers on the connection's one stream.
+	Depth int
+	// Stream sends the calls over one bidirectional stream per connection
+	// instead of one unary call each.
+	Stream bool
+	// Windows times the run.
+	Windows streamload.Windows
+}
+
+// Run runs cfg and returns the calls per second of each window. Every
+// answer is checked; a wrong one ends the run with an error.
+func Run(ctx context.Context, cfg Config) ([]float64, error) {
+	host, _, err := net.SplitHostPort(cfg.Addr)
+	if err != nil {
+		return nil, err
+	}
+	if err := load.CheckLoopbackHost(host); err != nil {
+		return nil, err
+	}
+	if cfg.Conns < 1 || cfg.Depth < 1 {
+		return nil, errors.New("grpcpeer: a run needs connections and depth")
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var stop atomic.Bool
+	var answered atomic.Int64
+	failed := make(chan error, cfg.Conns*(cfg.Depth+2))
+	fail := func(err error) {
+		if !stop.Load() {
+			failed <- err
+		}
+	}
+	var conns []*grpc.ClientConn
+	var wg sync.WaitGroup
+	defer func() {
+		stop.Store(true)
+		cancel()
+		wg.Wait()
+		for _, cc := range conns {
+			cc.Close()
+		}
+	}()
+	for range cfg.Conns {
+		// Each ClientConn is its own HTTP/2 connection.
+		cc, err := grpc.NewClient("passthrough:///"+cfg.Addr,
+			grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithDefaultCallOptions(grpc.ForceCodec(Codec)),
+			grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
+				d := net.Dialer{Control: load.LoopbackOnly}
+				return d.DialContext(ctx, "tcp", addr)
+			}))
+		if err != nil {
+			return nil, err
+		}
+		conns = append(conns, cc)
+		if cfg.Stream {
+			s, err := cc.NewStream(ctx, &ServiceDesc.Streams[0], "/"+ServiceName+"/Calls")
+			if err != nil {
+				return nil, err
+			}
+			streamCalls(&wg, s, cfg.Depth, &answered, &stop, fail)
+			continue
+		}
+		for i := range cfg.Depth {
+			wg.Go(func() { unaryLoop(ctx, cc, i, &answered, &stop, fail) })
+		}
+	}
+	return cfg.Windows.Rates(ctx, failed, answered.Load)
+}
+
+// unaryLoop makes the five calls in turn, starting at the first-th, one at
+// a time, until stop.
+func unaryLoop(ctx context.Context, cc *grpc.ClientConn, first int, answered *atomic.Int64, stop *atomic.Bool, fail func(error)) {
+	methods := make([]string, len(calls))
+	for i, c := range calls {
+		methods[i] = "/" + ServiceName + "/" + c.name
+	}
+	var out Msg
+	for j := first % len(calls); !stop.Load(); j = (j + 1) % len(calls) {
+		in := Msg{B: calls[j].req}
+		if err := cc.Invoke(ctx, methods[j], &in, &out); err != nil {
+			fail(fmt.Errorf("grpcpeer: %s: %w", calls[j].name, err))
+			return
+		}
+		if !bytes.Equal(out.B, calls[j].want) {
+			fail(fmt.Errorf("grpcpeer: %s answered %x, want %x", calls[j].name, out.B, calls[j].want))
+			return
+		}
+		answered.Add(1)
+	}
+}
+
+// streamCalls keeps depth calls in flight on s: a writer sends a call for
+// every answer the reader checks.
+func streamCalls(wg *sync.WaitGroup, s grpc.ClientStream, depth int, answered *atomic.Int64, stop *atomic.Bool, fail func(error)) {
+	room := make(chan struct{}, depth)
+	for range depth {
+		room <- struct{}{}
+	}
+	sent := make(chan int, depth) // the call index of each id, in order
+	wg.Go(func() {
+		defer close(sent)
+		for id := uint32(0); !stop.Load(); id++ {
+			select {
+			case <-room:
+			case <-s.Context().Done():
+				return
+			}
+			j := int(id % uint32(len(calls)))
+			b := binary.LittleEndian.AppendUint32([]byte{byte(j)}, id)
+			sent <- j
+			if err := s.SendMsg(&Msg{B: append(b, calls[j].req...)}); err != nil {
+				fail(fmt.Errorf("grpcpeer: stream send: %w", err))
+				return
+			}
+		}
+	})
+	wg.Go(func() {
+		var in Msg
+		for id := uint32(0); ; id++ {
+			j, ok := <-sent
+			if !ok {
+				return
+			}
+			if err := s.RecvMsg(&in); err != nil {
+				fail(fmt.Errorf("grpcpeer: stream receive: %w", err))
+				return
+			}
+			if len(in.B) < 4 || binary.LittleEndian.Uint32(in.B) != id || !bytes.Equal(in.B[4:], calls[j].want) {
+				fail(fmt.Errorf("grpcpeer: stream answer %x to call %d (%s), want %x", in.B, id, calls[j].name, calls[j].want))
+				return
+			}
+			answered.Add(1)
+			room <- struct{}{}
+		}
+	})
+}

@@ -1,0 +1,314 @@
+package sets
+
+// stream.go measures the jsonrpc app's raw streams (TCP and a unix
+// socket) against go-ethereum's IPC server, gRPC-Go, and a bare server
+// with no JSON-RPC at all: pipelined calls, calls of a method that waits,
+// one subscription's items per second, and memory per idle connection.
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/caddyproc"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/grpcpeer"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/streamload"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/streamserve"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/demo"
+)
+
+// Stream holds the servers the stream sets share: the Caddy of the group
+// and the child servers.
+type Stream struct {
+	caddy           *caddyproc.Caddy
+	geth, rpc, bare *streamserve.Server
+	harness         string
+}
+
+// streamHarness says what serves each series of the stream sets.
+const streamHarness = "ours: bin/caddy's jsonrpc app (the jsonrpc global option of Caddyfile.bench) on a loopback TCP " +
+	"port and a unix socket, and its jsonrpc handler over ws:// for reference; go-ethereum: rpc.Server.ServeListener " +
+	"on a unix socket (its IPC server) in a child process; gRPC-Go: a hand-written grpc.ServiceDesc with a " +
+	"binary codec (no protoc) in a child process; the bare server: a child process with no JSON-RPC at all that " +
+	"writes pre-encoded bytes. The client is bench's own (streamload: requests written back to back, each followed " +
+	"by a newline, answers read line by line, every one checked) in the harness process, sharing the machine's cores"
+
+// NewStream checks that the Caddy of e serves the streams and WebSocket,
+// and starts the child servers. Close stops them.
+func NewStream(ctx context.Context, e *Env) (*Stream, error) {
+	if e.Caddy == nil {
+		return nil, e.CaddyErr
+	}
+	if err := e.Caddy.ServesStreams(ctx); err != nil {
+		return nil, err
+	}
+	if err := e.Caddy.ServesWebSocket(ctx); err != nil {
+		return nil, fmt.Errorf("the WebSocket reference: %w", err)
+	}
+	st := &Stream{caddy: e.Caddy, harness: streamHarness}
+	for _, s := range []struct {
+		impl string
+		to   **streamserve.Server
+	}{{"geth", &st.geth}, {"grpc", &st.rpc}, {"bare", &st.bare}} {
+		srv, err := streamserve.Start(ctx, s.impl)
+		if err != nil {
+			st.Close()
+			return nil, fmt.Errorf("stream: starting %s: %w", s.impl, err)
+		}
+		*s.to = srv
+	}
+	return st, nil
+}
+
+// Close stops the child servers.
+func (st *Stream) Close() {
+	for _, s := range []*streamserve.Server{st.geth, st.rpc, st.bare} {
+		if s != nil {
+			s.Stop()
+		}
+	}
+}
+
+// streamCells are the cells of the pipelined set.
+func streamCells(p Profile) []pipeCell { return p.StreamCells }
+
+// streamMain is the cell the goals of the stream sets read: 4
+// connections, 256 calls in flight on each.
+var streamMain = pipeCell{4, 256}
+
+// streamStepWork is the estimated milliseconds of one timed cell of a
+// stream set.
+func streamStepWork(p Profile) int { return ms(p.WSWarmup) + p.Runs*ms(p.WSWindow) + 60 }
+
+// StreamWork is the work the stream sets report, in estimated
+// milliseconds.
+func StreamWork(p Profile) int {
+	return (len(streamCells(p))*5+3+3+3)*streamStepWork(p) + p.Runs*2*memoryStepWork(p)
+}
+
+// workload returns the five requests as rename names them, and their
+// answers.
+func workload(rename func(string) string) ([][]byte, wsload.Expect) {
+	expect := wsload.Expect{}
+	for i, c := range inprocess.Workload {
+		expect[int64(i+1)] = c.Result
+	}
+	return inprocess.Requests(rename), expect
+}
+
+// pipeTarget is one series of a pipelined stream measurement.
+type pipeTarget struct {
+	name, label, role string
+	run               func(ctx context.Context, c pipeCell, w streamload.Windows) ([]float64, error)
+}
+
+// streamTarget calls method-named requests over a stream listener.
+func streamTarget(name, label, role, network, addr string, reqs [][]byte, expect wsload.Expect) pipeTarget {
+	return pipeTarget{name: name, label: label, role: role,
+		run: func(ctx context.Context, c pipeCell, w streamload.Windows) ([]float64, error) {
+			return streamload.Pipeline(ctx, streamload.PipelineConfig{Network: network, Addr: addr,
+				Conns: c.conns, Depth: c.depth, Requests: reqs, Expect: expect, Windows: w})
+		}}
+}
+
+// windows is the timing of every stream cell.
+func windows(p Profile) streamload.Windows {
+	return streamload.Windows{Warmup: p.WSWarmup, Length: p.WSWindow, Count: p.Runs}
+}
+
+// measurePipes runs every target on every cell, the targets in turn within
+// a cell, and fills s.
+func measurePipes(ctx context.Context, e *Env, s *schema.Set, cells []pipeCell, targets []pipeTarget) error {
+	for _, t := range targets {
+		s.Series = append(s.Series, series(t.name, t.label, t.role, "rpc_per_s", "calls per second"))
+	}
+	runs := collector{}
+	for _, c := range cells {
+		s.Cells = append(s.Cells, c.x())
+		for _, t := range targets {
+			e.Bar.Start(fmt.Sprintf("%s: %s, %s", s.ID, c.x(), t.name))
+			rates, err := t.run(ctx, c, windows(e.Profile))
+			e.Bar.Done(streamStepWork(e.Profile))
+			if err != nil {
+				return fmt.Errorf("%s, %s: %w", c.x(), t.name, err)
+			}
+			for _, r := range rates {
+				runs.add(t.name, "rpc_per_s", c.x(), r)
+			}
+		}
+	}
+	runs.fill(s)
+	for _, t := range targets[1:] {
+		s.Compare(targets[0].name, t.name)
+	}
+	return nil
+}
+
+// Pipelined measures the five requests cycled over TCP and the unix
+// socket, against go-ethereum's IPC server, the bare server and ours over
+// WebSocket.
+func (st *Stream) Pipelined(ctx context.Context, e *Env) schema.Set {
+	s := schema.Set{
+		ID: "stream_pipelined", Group: "stream", Status: schema.Measured,
+		Title:   "TCP and unix sockets: pipelined calls per second, the five requests cycled",
+		Harness: st.harness,
+		Note: "each connection keeps its number of calls in flight: a call is written as soon as an answer comes " +
+			"back, and the calls written together go out in one network write; every answer is checked. The bare " +
+			"server answers each line with the pre-encoded answer of its id and does nothing else: the floor of " +
+			"this machine for the client and the loopback, on the same cores. Ours over WebSocket is the existing " +
+			"WebSocket load on the same Caddy, for reference",
+		Metric: schema.Metric{Name: "rpc_per_s", Unit: "calls per second", Better: schema.Higher, Log: true},
+		XLabel: "connections × calls in flight on each",
+	}
+	reqs, expect := workload(nil)
+	gethReqs, gethExpect := workload(inprocess.GethRename)
+	targets := []pipeTarget{
+		streamTarget("ours", "ours over TCP (jsonrpc app in Caddy)", schema.Ours, "tcp", st.caddy.TCP, reqs, expect),
+		streamTarget("ours_unix", "ours over a unix socket", schema.Baseline, "unix", st.caddy.Socket, reqs, expect),
+		{name: "ours_ws", label: "ours over WebSocket", role: schema.Baseline,
+			run: func(ctx context.Context, c pipeCell, w streamload.Windows) ([]float64, error) {
+				return wsload.Pipeline(ctx, wsload.PipelineConfig{URL: st.caddy.WS, Conns: c.conns, Depth: c.depth,
+					Requests: reqs, Expect: expect, Warmup: w.Warmup, Window: w.Length, Windows: w.Count})
+			}},
+		streamTarget("geth", "go-ethereum IPC (unix socket)", schema.Peer, st.geth.Network, st.geth.Addr, gethReqs, gethExpect),
+		streamTarget("bare", "bare server, no JSON-RPC (TCP)", schema.Ceiling, st.bare.Network, st.bare.Addr, reqs, expect),
+	}
+	if err := measurePipes(ctx, e, &s, streamCells(e.Profile), targets); err != nil {
+		return failed(s, err)
+	}
+	return s
+}
+
+// sleepRequests are sleep(0) calls as method names them, ids 1 to 5, and
+// their answers.
+func sleepRequests(method string) ([][]byte, wsload.Expect) {
+	expect := wsload.Expect{}
+	var reqs [][]byte
+	for id := 1; id <= 5; id++ {
+		reqs = append(reqs, callRequest(method, "[0]", id))
+		expect[int64(id)] = "0"
+	}
+	return reqs, expect
+}
+
+// Blocking measures a method that waits: demo sleep(0), Blocking, so the
+// peer runs each call on a goroutine of its own, where it waits on a
+// timer; go-ethereum's IPC server does the same with bench_sleep(0).
+func (st *Stream) Blocking(ctx context.Context, e *Env) schema.Set {
+	s := schema.Set{
+		ID: "stream_blocking", Group: "stream", Status: schema.Measured,
+		Title:   "TCP: pipelined calls of a method that waits, sleep(0)",
+		Harness: st.harness,
+		Note: "sleep is registered Blocking: the peer hands each call to a goroutine of its own (at most " +
+			"max_in_flight at once per connection, 64 by default), where it waits on a 0 ms timer before it " +
+			"answers. go-ethereum runs every call on a goroutine of its own anyway; its bench_sleep waits on a " +
+			"timer the same way. The five requests cycled over the same TCP listener show what the hand-off costs",
+		Metric: schema.Metric{Name: "rpc_per_s", Unit: "calls per second", Better: schema.Higher, Log: true},
+		XLabel: "connections × calls in flight on each",
+	}
+	reqs, expect := sleepRequests("sleep")
+	gethReqs, gethExpect := sleepRequests("bench_sleep")
+	fiveReqs, fiveExpect := workload(nil)
+	targets := []pipeTarget{
+		streamTarget("ours", "ours, sleep(0) over TCP", schema.Ours, "tcp", st.caddy.TCP, reqs, expect),
+		streamTarget("geth", "go-ethereum IPC, bench_sleep(0)", schema.Peer, st.geth.Network, st.geth.Addr, gethReqs, gethExpect),
+		streamTarget("ours_five", "ours, the five requests (not blocking)", schema.Baseline, "tcp", st.caddy.TCP, fiveReqs, fiveExpect),
+	}
+	if err := measurePipes(ctx, e, &s, []pipeCell{streamMain}, targets); err != nil {
+		return failed(s, err)
+	}
+	return s
+}
+
+// GRPC measures ours over TCP against gRPC-Go, unary and streamed.
+func (st *Stream) GRPC(ctx context.Context, e *Env) schema.Set {
+	s := schema.Set{
+		ID: "stream_grpc", Group: "stream", Status: schema.Measured,
+		Title:   "TCP: the five calls, ours against gRPC-Go (unary, and one bidirectional stream per connection)",
+		Harness: st.harness,
+		Note: "gRPC-Go " + grpcVersion + " serves the five calls as a hand-written grpc.ServiceDesc with a codec of " +
+			"binary values (little-endian numbers, raw string bytes: cheaper than JSON, so gRPC pays only for its " +
+			"transport); unary: as many goroutines per connection as calls in flight, each calling in a loop; " +
+			"stream: one bidirectional stream per connection carrying calls (method, id, value) and answers in " +
+			"order, with that many calls sent ahead. Every answer is checked",
+		Metric: schema.Metric{Name: "rpc_per_s", Unit: "calls per second", Better: schema.Higher, Log: true},
+		XLabel: "connections × calls in flight on each",
+	}
+	reqs, expect := workload(nil)
+	grpcTarget := func(name, label string, stream bool) pipeTarget {
+		return pipeTarget{name: name, label: label, role: schema.Peer,
+			run: func(ctx context.Context, c pipeCell, w streamload.Windows) ([]float64, error) {
+				return grpcpeer.Run(ctx, grpcpeer.Config{Addr: st.rpc.Addr, Conns: c.conns, Depth: c.depth, Stream: stream, Windows: w})
+			}}
+	}
+	targets := []pipeTarget{
+		streamTarget("ours", "ours over TCP", schema.Ours, "tcp", st.caddy.TCP, reqs, expect),
+		grpcTarget("grpc_unary", "gRPC-Go, unary calls", false),
+		grpcTarget("grpc_stream", "gRPC-Go, one stream per connection", true),
+	}
+	if err := measurePipes(ctx, e, &s, []pipeCell{streamMain}, targets); err != nil {
+		return failed(s, err)
+	}
+	return s
+}
+
+// grpcVersion is the gRPC-Go measured, as bench/go.mod requires it.
+const grpcVersion = "v1.85.0"
+
+// floodX is the one cell of the streaming set.
+const floodX = "1 subscription, 1 client"
+
+// Streaming measures the items per second of demo_subscribe("flood") to
+// one client that checks every notification, over TCP and WebSocket,
+// against the bare server writing pre-encoded notifications.
+func (st *Stream) Streaming(ctx context.Context, e *Env) schema.Set {
+	s := schema.Set{
+		ID: "stream_flood", Group: "stream", Status: schema.Measured,
+		Title:   "Streaming: notifications per second from one subscription to one client",
+		Harness: st.harness,
+		Note: "the client subscribes to demo_subscribe(\"flood\", " + strconv.Itoa(demo.MaxFlood) + "), which sends " +
+			"1, 2, 3, ... as fast as the connection takes them, waiting for room in the send queue rather than " +
+			"dropping; the client reads every notification, checks its envelope and subscription id, and that its " +
+			"number is the one after the last (no gap, no repeat). The bare server answers the subscribe, then " +
+			"writes the same notifications pre-encoded, as fast as the connection takes them, with no JSON-RPC: " +
+			"the floor of the client and the loopback on the same cores",
+		Metric: schema.Metric{Name: "items_per_s", Unit: "notifications per second", Better: schema.Higher},
+		XLabel: "subscriptions",
+		Cells:  []string{floodX},
+		Series: []schema.Series{
+			series("ours", "ours over TCP", schema.Ours, "items_per_s", "notifications per second"),
+			series("ours_ws", "ours over WebSocket", schema.Baseline, "items_per_s", "notifications per second"),
+			series("bare", "bare server, no JSON-RPC (TCP)", schema.Ceiling, "items_per_s", "notifications per second"),
+		},
+	}
+	cfg := streamload.FloodConfig{
+		Subscribe:    callRequest("demo_subscribe", `["flood",`+strconv.Itoa(demo.MaxFlood)+`]`, 1),
+		Notification: "demo_subscription", Windows: windows(e.Profile),
+	}
+	runs := collector{}
+	for _, t := range []struct {
+		name string
+		run  func() ([]float64, error)
+	}{
+		{"ours", func() ([]float64, error) { return streamload.Flood(ctx, "tcp", st.caddy.TCP, cfg) }},
+		{"ours_ws", func() ([]float64, error) { return streamload.FloodWebSocket(ctx, st.caddy.WS, cfg) }},
+		{"bare", func() ([]float64, error) { return streamload.Flood(ctx, st.bare.Network, st.bare.Addr, cfg) }},
+	} {
+		e.Bar.Start("streaming: " + t.name)
+		rates, err := t.run()
+		e.Bar.Done(streamStepWork(e.Profile))
+		if err != nil {
+			return failed(s, fmt.Errorf("%s: %w", t.name, err))
+		}
+		for _, r := range rates {
+			runs.add(t.name, "items_per_s", floodX, r)
+		}
+	}
+	runs.fill(&s)
+	s.Compare("ours", "ours_ws")
+	s.Compare("ours", "bare")
+	return s
+}

@@ -1,0 +1,170 @@
+package streamload
+
+// conn.go holds the connection: newline-ended requests out, lines in.
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/load"
+)
+
+// Conn is a client stream connection. One goroutine reads; writes may come
+// from any goroutine.
+type Conn struct {
+	nc net.Conn
+	br *bufio.Reader
+
+	wmu sync.Mutex // guards bw
+	bw  *bufio.Writer
+}
+
+// maxLine bounds a line read, against a confused server.
+const maxLine = 64 << 20
+
+// Dial connects to addr on network "tcp" (a loopback address) or "unix".
+func Dial(ctx context.Context, network, addr string) (*Conn, error) {
+	d := &net.Dialer{Timeout: 10 * time.Second}
+	switch network {
+	case "tcp":
+		host, _, err := net.SplitHostPort(addr)
+		if err != nil {
+			return nil, err
+		}
+		if err := load.CheckLoopbackHost(host); err != nil {
+			return nil, err
+		}
+		d.Control = load.LoopbackOnly
+	case "unix":
+	default:
+		return nil, fmt.Errorf("streamload: network %q: want tcp or unix", network)
+	}
+	nc, err := d.DialContext(ctx, network, addr)
+	// A unix socket whose backlog is full refuses at once (EAGAIN) where
+	// TCP would wait: wait here instead, as a TCP dial does.
+	for try := 0; errors.Is(err, syscall.EAGAIN) && try < 1000; try++ {
+		time.Sleep(time.Millisecond)
+		nc, err = d.DialContext(ctx, network, addr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Conn{nc: nc, br: newReader(nc), bw: bufio.NewWriterSize(nc, 64<<10)}, nil
+}
+
+// newReader is the buffered reader of a connection.
+func newReader(nc net.Conn) *bufio.Reader { return bufio.NewReaderSize(nc, 64<<10) }
+
+// WriteMany writes msgs, each followed by a newline, in one network write
+// (or as few as the buffer allows).
+func (c *Conn) WriteMany(msgs ...[]byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	for _, m := range msgs {
+		if _, err := c.bw.Write(m); err != nil {
+			return err
+		}
+		if err := c.bw.WriteByte('\n'); err != nil {
+			return err
+		}
+	}
+	return c.bw.Flush()
+}
+
+// Send writes one message and a newline.
+func (c *Conn) Send(msg []byte) error { return c.WriteMany(msg) }
+
+// errLineTooLong is a line over maxLine.
+var errLineTooLong = errors.New("streamload: line too long")
+
+// ReadLine returns the next line without its newline. The slice is valid
+// until the next read; dst is used when the line is longer than the
+// buffer.
+func (c *Conn) ReadLine(dst []byte) ([]byte, error) {
+	line, err := c.br.ReadSlice('\n')
+	if err == nil {
+		return line[:len(line)-1], nil
+	}
+	dst = append(dst[:0], line...)
+	for errors.Is(err, bufio.ErrBufferFull) {
+		if len(dst) > maxLine {
+			return nil, errLineTooLong
+		}
+		line, err = c.br.ReadSlice('\n')
+		dst = append(dst, line...)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return dst[:len(dst)-1], nil
+}
+
+// Buffered is the number of bytes read from the network and not yet
+// consumed: zero means the next read waits for the server.
+func (c *Conn) Buffered() int { return c.br.Buffered() }
+
+// Close closes the connection.
+func (c *Conn) Close() error { return c.nc.Close() }
+
+// DialMany opens n connections, parallel at a time. On an error it closes
+// those it opened.
+func DialMany(ctx context.Context, network, addr string, n, parallel int) ([]*Conn, error) {
+	conns := make([]*Conn, n)
+	var mu sync.Mutex
+	var first error
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range max(1, min(parallel, n)) {
+		wg.Go(func() {
+			for i := range next {
+				c, err := Dial(ctx, network, addr)
+				if err != nil {
+					mu.Lock()
+					first = cmpErr(first, err)
+					mu.Unlock()
+					continue
+				}
+				conns[i] = c
+			}
+		})
+	}
+	for i := range n {
+		mu.Lock()
+		failed := first != nil
+		mu.Unlock()
+		if failed {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if first != nil {
+		CloseAll(conns)
+		return nil, first
+	}
+	return conns, nil
+}
+
+// cmpErr keeps the first error.
+func cmpErr(first, err error) error {
+	if first != nil {
+		return first
+	}
+	return err
+}
+
+// CloseAll closes every connection in conns (nil ones skipped).
+func CloseAll(conns []*Conn) {
+	for _, c := range conns {
+		if c != nil {
+			c.Close()
+		}
+	}
+}

@@ -1,0 +1,146 @@
+package streamload
+
+// flood.go measures the items per second one subscription delivers to one
+// client that reads and checks every notification.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
+)
+
+// FloodConfig describes one flood measurement: a subscription to a source
+// that sends 1, 2, 3, ... as fast as the client reads.
+type FloodConfig struct {
+	// Subscribe is the subscription request; its answer carries the id.
+	Subscribe []byte
+	// Notification is the method name of the notifications.
+	Notification string
+	// Windows times the run.
+	Windows Windows
+}
+
+// messages is a connection seen as messages: one per line over a stream,
+// one per WebSocket message.
+type messages interface {
+	Send(msg []byte) error
+	next(buf []byte) ([]byte, error)
+	Close() error
+}
+
+func (c *Conn) next(buf []byte) ([]byte, error) { return c.ReadLine(buf) }
+
+// wsMessages reads WebSocket messages.
+type wsMessages struct{ *wsload.Conn }
+
+func (c wsMessages) next(buf []byte) ([]byte, error) { return c.ReadMessage(buf) }
+
+// Flood subscribes over a stream connection to network and addr and
+// returns the notifications per second of each window.
+func Flood(ctx context.Context, network, addr string, cfg FloodConfig) ([]float64, error) {
+	c, err := Dial(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	return flood(ctx, c, cfg)
+}
+
+// FloodWebSocket is Flood over a WebSocket connection to url.
+func FloodWebSocket(ctx context.Context, url string, cfg FloodConfig) ([]float64, error) {
+	c, err := wsload.Dial(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	return flood(ctx, wsMessages{c}, cfg)
+}
+
+// flood runs cfg on c, and closes c.
+func flood(ctx context.Context, c messages, cfg FloodConfig) ([]float64, error) {
+	if !cfg.Windows.valid() || len(cfg.Subscribe) == 0 {
+		c.Close()
+		return nil, errors.New("streamload: flood needs a subscribe request and windows")
+	}
+	if err := c.Send(cfg.Subscribe); err != nil {
+		c.Close()
+		return nil, err
+	}
+	answer, err := c.next(nil)
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("streamload: subscribe: %w", err)
+	}
+	id, ok := member(answer, `"result":`)
+	if !ok || len(id) < 3 || id[0] != '"' || bytes.Contains(answer, []byte(`"error":`)) {
+		c.Close()
+		return nil, fmt.Errorf("streamload: subscribe answered %.200s", answer)
+	}
+	head := []byte(`{"jsonrpc":"2.0","method":"` + cfg.Notification + `","params":{"subscription":` + string(id) + `,"result":`)
+	var got atomic.Int64
+	var stop atomic.Bool
+	failed := make(chan error, 1)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		var buf []byte
+		for n := int64(1); ; n++ {
+			msg, err := c.next(buf)
+			if err == nil {
+				err = checkItem(msg, head, n)
+			}
+			if err != nil {
+				if !stop.Load() {
+					failed <- err
+				}
+				return
+			}
+			got.Store(n)
+		}
+	})
+	defer func() {
+		stop.Store(true)
+		c.Close()
+		wg.Wait()
+	}()
+	return cfg.Windows.Rates(ctx, failed, got.Load)
+}
+
+// checkItem fails unless msg is the notification of head carrying n.
+func checkItem(msg, head []byte, n int64) error {
+	rest, ok := bytes.CutPrefix(msg, head)
+	if ok {
+		rest, ok = bytes.CutSuffix(rest, []byte("}}"))
+	}
+	if !ok {
+		return fmt.Errorf("streamload: item %d: not a notification of the subscription: %.200s", n, msg)
+	}
+	if v, err := strconv.ParseInt(string(rest), 10, 64); err != nil || v != n {
+		return fmt.Errorf("streamload: item %d: got %s (a gap or a repeat)", n, rest)
+	}
+	return nil
+}
+
+// member returns the scalar value that follows key in doc: a string with
+// its quotes, or the bytes up to the next comma or closing brace.
+func member(doc []byte, key string) ([]byte, bool) {
+	i := bytes.Index(doc, []byte(key))
+	if i < 0 {
+		return nil, false
+	}
+	v := doc[i+len(key):]
+	if len(v) > 0 && v[0] == '"' {
+		if j := bytes.IndexByte(v[1:], '"'); j >= 0 {
+			return v[:j+2], true
+		}
+		return nil, false
+	}
+	end := bytes.IndexAny(v, ",}")
+	if end <= 0 {
+		return nil, false
+	}
+	return v[:end], true
+}
