@@ -182,9 +182,9 @@ func (st *Stream) Pipelined(ctx context.Context, e *Env) schema.Set {
 	return s
 }
 
-// sleepRequests are sleep(0) calls as method names them, ids 1 to 5, and
+// delayRequests are delay(0) calls as method names them, ids 1 to 5, and
 // their answers.
-func sleepRequests(method string) ([][]byte, wsload.Expect) {
+func delayRequests(method string) ([][]byte, wsload.Expect) {
 	expect := wsload.Expect{}
 	var reqs [][]byte
 	for id := 1; id <= 5; id++ {
@@ -194,26 +194,26 @@ func sleepRequests(method string) ([][]byte, wsload.Expect) {
 	return reqs, expect
 }
 
-// Blocking measures a method that waits: demo sleep(0), Blocking, so the
+// Blocking measures a method that waits: demo delay(0), Blocking, so the
 // peer runs each call on a goroutine of its own, where it waits on a
 // timer; go-ethereum's IPC server does the same with bench_sleep(0).
 func (st *Stream) Blocking(ctx context.Context, e *Env) schema.Set {
 	s := schema.Set{
 		ID: "stream_blocking", Group: "stream", Status: schema.Measured,
-		Title:   "TCP: pipelined calls of a method that waits, sleep(0)",
+		Title:   "TCP: pipelined calls of a method that waits, delay(0)",
 		Harness: st.harness,
-		Note: "sleep is registered Blocking: the peer hands each call to a goroutine of its own (at most " +
+		Note: "delay is registered Blocking: the peer hands each call to a goroutine of its own (at most " +
 			"max_in_flight at once per connection, 64 by default), where it waits on a 0 ms timer before it " +
 			"answers. go-ethereum runs every call on a goroutine of its own anyway; its bench_sleep waits on a " +
 			"timer the same way. The five requests cycled over the same TCP listener show what the hand-off costs",
 		Metric: schema.Metric{Name: "rpc_per_s", Unit: "calls per second", Better: schema.Higher, Log: true},
 		XLabel: "connections × calls in flight on each",
 	}
-	reqs, expect := sleepRequests("sleep")
-	gethReqs, gethExpect := sleepRequests("bench_sleep")
+	reqs, expect := delayRequests("delay")
+	gethReqs, gethExpect := delayRequests("bench_sleep")
 	fiveReqs, fiveExpect := workload(nil)
 	targets := []pipeTarget{
-		streamTarget("ours", "ours, sleep(0) over TCP", schema.Ours, "tcp", st.caddy.TCP, reqs, expect),
+		streamTarget("ours", "ours, delay(0) over TCP", schema.Ours, "tcp", st.caddy.TCP, reqs, expect),
 		streamTarget("geth", "go-ethereum IPC, bench_sleep(0)", schema.Peer, st.geth.Network, st.geth.Addr, gethReqs, gethExpect),
 		streamTarget("ours_five", "ours, the five requests (not blocking)", schema.Baseline, "tcp", st.caddy.TCP, fiveReqs, fiveExpect),
 	}

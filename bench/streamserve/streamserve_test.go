@@ -103,11 +103,11 @@ func TestEveryServerAnswersPipelinedCalls(t *testing.T) {
 	}
 }
 
-func TestSleepZeroIsAnsweredByOursAndGeth(t *testing.T) {
+func TestDelayZeroIsAnsweredByOursAndGeth(t *testing.T) {
 	gethNet, gethAddr := serve(t, "geth")
 	expect := wsload.Expect{1: "0", 2: "0"}
 	for _, c := range []struct{ network, addr, method string }{
-		{"tcp", serveOurs(t), "sleep"}, {gethNet, gethAddr, "bench_sleep"}} {
+		{"tcp", serveOurs(t), "delay"}, {gethNet, gethAddr, "bench_sleep"}} {
 		reqs := [][]byte{[]byte(`{"jsonrpc":"2.0","method":"` + c.method + `","params":[0],"id":1}`),
 			[]byte(`{"jsonrpc":"2.0","method":"` + c.method + `","params":[0],"id":2}`)}
 		if _, err := streamload.Pipeline(context.Background(), streamload.PipelineConfig{
