@@ -17,7 +17,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/load"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/streamload"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 )
 
 // Config describes one run.
@@ -34,7 +34,7 @@ type Config struct {
 	// instead of one unary call each.
 	Stream bool
 	// Windows times the run.
-	Windows streamload.Windows
+	Windows pipeline.Windows
 }
 
 // Run runs cfg and returns the calls per second of each window. Every

@@ -13,6 +13,7 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/caddyproc"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/grpcpeer"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/streamload"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/streamserve"
@@ -102,21 +103,21 @@ func workload(rename func(string) string) ([][]byte, wsload.Expect) {
 // pipeTarget is one series of a pipelined stream measurement.
 type pipeTarget struct {
 	name, label, role string
-	run               func(ctx context.Context, c pipeCell, w streamload.Windows) ([]float64, error)
+	run               func(ctx context.Context, c pipeCell, w pipeline.Windows) ([]float64, error)
 }
 
 // streamTarget calls method-named requests over a stream listener.
 func streamTarget(name, label, role, network, addr string, reqs [][]byte, expect wsload.Expect) pipeTarget {
 	return pipeTarget{name: name, label: label, role: role,
-		run: func(ctx context.Context, c pipeCell, w streamload.Windows) ([]float64, error) {
+		run: func(ctx context.Context, c pipeCell, w pipeline.Windows) ([]float64, error) {
 			return streamload.Pipeline(ctx, streamload.PipelineConfig{Network: network, Addr: addr,
 				Conns: c.conns, Depth: c.depth, Requests: reqs, Expect: expect, Windows: w})
 		}}
 }
 
 // windows is the timing of every stream cell.
-func windows(p Profile) streamload.Windows {
-	return streamload.Windows{Warmup: p.WSWarmup, Length: p.WSWindow, Count: p.Runs}
+func windows(p Profile) pipeline.Windows {
+	return pipeline.Windows{Warmup: p.WSWarmup, Length: p.WSWindow, Count: p.Runs}
 }
 
 // measurePipes runs every target on every cell, the targets in turn within
@@ -169,7 +170,7 @@ func (st *Stream) Pipelined(ctx context.Context, e *Env) schema.Set {
 		streamTarget("ours", "ours over TCP (jsonrpc app in Caddy)", schema.Ours, "tcp", st.caddy.TCP, reqs, expect),
 		streamTarget("ours_unix", "ours over a unix socket", schema.Baseline, "unix", st.caddy.Socket, reqs, expect),
 		{name: "ours_ws", label: "ours over WebSocket", role: schema.Baseline,
-			run: func(ctx context.Context, c pipeCell, w streamload.Windows) ([]float64, error) {
+			run: func(ctx context.Context, c pipeCell, w pipeline.Windows) ([]float64, error) {
 				return wsload.Pipeline(ctx, wsload.PipelineConfig{URL: st.caddy.WS, Conns: c.conns, Depth: c.depth,
 					Requests: reqs, Expect: expect, Warmup: w.Warmup, Window: w.Length, Windows: w.Count})
 			}},
@@ -240,7 +241,7 @@ func (st *Stream) GRPC(ctx context.Context, e *Env) schema.Set {
 	reqs, expect := workload(nil)
 	grpcTarget := func(name, label string, stream bool) pipeTarget {
 		return pipeTarget{name: name, label: label, role: schema.Peer,
-			run: func(ctx context.Context, c pipeCell, w streamload.Windows) ([]float64, error) {
+			run: func(ctx context.Context, c pipeCell, w pipeline.Windows) ([]float64, error) {
 				return grpcpeer.Run(ctx, grpcpeer.Config{Addr: st.rpc.Addr, Conns: c.conns, Depth: c.depth, Stream: stream, Windows: w})
 			}}
 	}

@@ -105,6 +105,11 @@ func (c *Conn) ReadLine(dst []byte) ([]byte, error) {
 	return dst[:len(dst)-1], nil
 }
 
+// ReadMessage is ReadLine for pipeline.Conn: the answer, valid until the
+// next read. dst is not used: it may be the previous answer, which lies in
+// the reader's buffer.
+func (c *Conn) ReadMessage(_ []byte) ([]byte, error) { return c.ReadLine(nil) }
+
 // Buffered is the number of bytes read from the network and not yet
 // consumed: zero means the next read waits for the server.
 func (c *Conn) Buffered() int { return c.br.Buffered() }

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 )
 
 // FloodConfig describes one flood measurement: a subscription to a source
@@ -23,7 +25,7 @@ type FloodConfig struct {
 	// Notification is the method name of the notifications.
 	Notification string
 	// Windows times the run.
-	Windows Windows
+	Windows pipeline.Windows
 }
 
 // messages is a connection seen as messages: one per line over a stream,
@@ -62,7 +64,7 @@ func FloodWebSocket(ctx context.Context, url string, cfg FloodConfig) ([]float64
 
 // flood runs cfg on c, and closes c.
 func flood(ctx context.Context, c messages, cfg FloodConfig) ([]float64, error) {
-	if !cfg.Windows.valid() || len(cfg.Subscribe) == 0 {
+	if !cfg.Windows.Valid() || len(cfg.Subscribe) == 0 {
 		c.Close()
 		return nil, errors.New("streamload: flood needs a subscribe request and windows")
 	}

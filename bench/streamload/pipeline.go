@@ -6,10 +6,8 @@ package streamload
 import (
 	"context"
 	"errors"
-	"fmt"
-	"sync"
-	"sync/atomic"
 
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
 )
 
@@ -28,115 +26,23 @@ type PipelineConfig struct {
 	// Expect checks every answer.
 	Expect wsload.Expect
 	// Windows times the run.
-	Windows Windows
+	Windows pipeline.Windows
 }
 
 // Pipeline runs cfg and returns the calls per second of each window. Any
 // wrong answer or failed connection ends it with an error.
 func Pipeline(ctx context.Context, cfg PipelineConfig) ([]float64, error) {
-	if cfg.Conns < 1 || cfg.Depth < 1 || len(cfg.Requests) == 0 || !cfg.Windows.valid() {
-		return nil, errors.New("streamload: pipeline needs connections, depth, requests and windows")
+	if cfg.Conns < 1 {
+		return nil, errors.New("streamload: pipeline needs connections")
 	}
 	conns, err := DialMany(ctx, cfg.Network, cfg.Addr, cfg.Conns, 16)
 	if err != nil {
 		return nil, err
 	}
-	runs := make([]*piper, len(conns))
-	var stop atomic.Bool
-	failed := make(chan error, len(conns)*2)
-	var wg sync.WaitGroup
+	pc := make([]pipeline.Conn, len(conns))
 	for i, c := range conns {
-		p := &piper{c: c, cfg: &cfg, stop: &stop, wake: make(chan struct{}, 1), done: make(chan struct{}), failed: failed}
-		runs[i] = p
-		wg.Go(p.readLoop)
-		wg.Go(p.writeLoop)
+		pc[i] = c
 	}
-	defer func() {
-		stop.Store(true)
-		CloseAll(conns)
-		wg.Wait()
-	}()
-	return cfg.Windows.Rates(ctx, failed, func() int64 {
-		var n int64
-		for _, p := range runs {
-			n += p.answered.Load()
-		}
-		return n
-	})
-}
-
-// piper drives one connection of a pipelined run.
-type piper struct {
-	c        *Conn
-	cfg      *PipelineConfig
-	stop     *atomic.Bool
-	inflight atomic.Int64
-	answered atomic.Int64
-	wake     chan struct{} // the reader made room
-	done     chan struct{} // the reader ended
-	failed   chan<- error
-}
-
-// fail reports err unless the run is stopping.
-func (p *piper) fail(err error) {
-	if !p.stop.Load() {
-		p.failed <- err
-	}
-}
-
-// writeLoop tops the connection up to Depth calls in flight, writing the
-// missing ones together.
-func (p *piper) writeLoop() {
-	reqs := p.cfg.Requests
-	batch := make([][]byte, 0, p.cfg.Depth)
-	j := 0
-	for !p.stop.Load() {
-		room := int64(p.cfg.Depth) - p.inflight.Load()
-		if room <= 0 {
-			select {
-			case <-p.wake:
-			case <-p.done:
-				return
-			}
-			continue
-		}
-		batch = batch[:0]
-		for range room {
-			batch = append(batch, reqs[j])
-			if j++; j == len(reqs) {
-				j = 0
-			}
-		}
-		p.inflight.Add(room)
-		if err := p.c.WriteMany(batch...); err != nil {
-			p.fail(fmt.Errorf("streamload: write: %w", err))
-			return
-		}
-	}
-}
-
-// readLoop checks and counts answers, and wakes the writer when it has
-// drained what arrived or half the window is free.
-func (p *piper) readLoop() {
-	defer close(p.done)
-	half := int64(p.cfg.Depth / 2)
-	var buf []byte
-	for {
-		line, err := p.c.ReadLine(buf)
-		if err != nil {
-			p.fail(fmt.Errorf("streamload: read: %w", err))
-			return
-		}
-		if err := p.cfg.Expect.Check(line); err != nil {
-			p.fail(err)
-			return
-		}
-		p.answered.Add(1)
-		if n := p.inflight.Add(-1); n <= half || p.c.Buffered() == 0 {
-			select {
-			case p.wake <- struct{}{}:
-			default:
-			}
-		}
-	}
+	return pipeline.Run(ctx, pipeline.Config{Depth: cfg.Depth, Requests: cfg.Requests, Expect: cfg.Expect,
+		Windows: cfg.Windows, Name: "streamload"}, pc, func() { CloseAll(conns) })
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/grpcpeer"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/streamload"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/demo"
@@ -67,7 +68,7 @@ func serveOurs(t *testing.T) string {
 }
 
 // short is a brief timing.
-var short = streamload.Windows{Warmup: 10 * time.Millisecond, Length: 20 * time.Millisecond, Count: 2}
+var short = pipeline.Windows{Warmup: 10 * time.Millisecond, Length: 20 * time.Millisecond, Count: 2}
 
 // workload returns the five requests, named for go-ethereum when geth.
 func workload(geth bool) ([][]byte, wsload.Expect) {

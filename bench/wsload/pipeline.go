@@ -6,10 +6,9 @@ package wsload
 import (
 	"context"
 	"errors"
-	"fmt"
-	"sync"
-	"sync/atomic"
 	"time"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 )
 
 // PipelineConfig describes one pipelined run.
@@ -37,140 +36,22 @@ type PipelineConfig struct {
 // Pipeline runs cfg and returns the calls per second of each window. Any
 // wrong answer or failed connection ends it with an error.
 func Pipeline(ctx context.Context, cfg PipelineConfig) ([]float64, error) {
-	if cfg.Conns < 1 || cfg.Depth < 1 || len(cfg.Requests) == 0 || cfg.Windows < 1 || cfg.Window <= 0 {
-		return nil, errors.New("wsload: pipeline needs connections, depth, requests and windows")
+	if cfg.Conns < 1 {
+		return nil, errors.New("wsload: pipeline needs connections")
 	}
 	conns, err := DialMany(ctx, cfg.URL, cfg.Conns, 16)
 	if err != nil {
 		return nil, err
 	}
-	runs := make([]*piper, len(conns))
-	var stop atomic.Bool
-	failed := make(chan error, len(conns)*2)
-	var wg sync.WaitGroup
+	pc := make([]pipeline.Conn, len(conns))
 	for i, c := range conns {
-		p := &piper{c: c, cfg: &cfg, stop: &stop, wake: make(chan struct{}, 1), done: make(chan struct{}), failed: failed}
-		runs[i] = p
-		wg.Go(p.readLoop)
-		wg.Go(p.writeLoop)
+		pc[i] = c
 	}
-	defer func() {
-		stop.Store(true)
+	w := pipeline.Windows{Warmup: cfg.Warmup, Length: cfg.Window, Count: cfg.Windows}
+	return pipeline.Run(ctx, pipeline.Config{Depth: cfg.Depth, Requests: cfg.Requests, Expect: cfg.Expect,
+		Windows: w, Name: "wsload"}, pc, func() {
 		for _, c := range conns {
 			c.Close()
 		}
-		wg.Wait()
-	}()
-
-	total := func() int64 {
-		var n int64
-		for _, p := range runs {
-			n += p.answered.Load()
-		}
-		return n
-	}
-	wait := func(d time.Duration) error {
-		select {
-		case err := <-failed:
-			return err
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(d):
-			return nil
-		}
-	}
-	if err := wait(cfg.Warmup); err != nil {
-		return nil, err
-	}
-	rates := make([]float64, 0, cfg.Windows)
-	n0, t0 := total(), time.Now()
-	for range cfg.Windows {
-		if err := wait(cfg.Window); err != nil {
-			return nil, err
-		}
-		n1, t1 := total(), time.Now()
-		if n1 == n0 {
-			return nil, fmt.Errorf("wsload: no answers for %v", t1.Sub(t0))
-		}
-		rates = append(rates, float64(n1-n0)/t1.Sub(t0).Seconds())
-		n0, t0 = n1, t1
-	}
-	return rates, nil
-}
-
-// piper drives one connection of a pipelined run.
-type piper struct {
-	c        *Conn
-	cfg      *PipelineConfig
-	stop     *atomic.Bool
-	inflight atomic.Int64
-	answered atomic.Int64
-	wake     chan struct{} // the reader made room
-	done     chan struct{} // the reader ended
-	failed   chan<- error
-}
-
-// fail reports err unless the run is stopping.
-func (p *piper) fail(err error) {
-	if !p.stop.Load() {
-		p.failed <- err
-	}
-}
-
-// writeLoop tops the connection up to Depth calls in flight, writing the
-// missing ones together.
-func (p *piper) writeLoop() {
-	reqs := p.cfg.Requests
-	batch := make([][]byte, 0, p.cfg.Depth)
-	j := 0
-	for !p.stop.Load() {
-		room := int64(p.cfg.Depth) - p.inflight.Load()
-		if room <= 0 {
-			select {
-			case <-p.wake:
-			case <-p.done:
-				return
-			}
-			continue
-		}
-		batch = batch[:0]
-		for range room {
-			batch = append(batch, reqs[j])
-			if j++; j == len(reqs) {
-				j = 0
-			}
-		}
-		p.inflight.Add(room)
-		if err := p.c.WriteMany(batch...); err != nil {
-			p.fail(fmt.Errorf("wsload: write: %w", err))
-			return
-		}
-	}
-}
-
-// readLoop checks and counts answers, and wakes the writer when it has
-// drained what arrived or half the window is free.
-func (p *piper) readLoop() {
-	defer close(p.done)
-	half := int64(p.cfg.Depth / 2)
-	var buf []byte
-	for {
-		msg, err := p.c.ReadMessage(buf)
-		if err != nil {
-			p.fail(fmt.Errorf("wsload: read: %w", err))
-			return
-		}
-		buf = msg
-		if err := p.cfg.Expect.Check(msg); err != nil {
-			p.fail(err)
-			return
-		}
-		p.answered.Add(1)
-		if n := p.inflight.Add(-1); n <= half || p.c.Buffered() == 0 {
-			select {
-			case p.wake <- struct{}{}:
-			default:
-			}
-		}
-	}
+	})
 }

@@ -1,4 +1,4 @@
-package streamload
+package pipeline
 
 // windows.go turns a growing count into rates over consecutive windows.
 
@@ -40,7 +40,7 @@ func (w Windows) Rates(ctx context.Context, failed <-chan error, total func() in
 		}
 		n1, t1 := total(), time.Now()
 		if n1 == n0 {
-			return nil, fmt.Errorf("streamload: nothing counted for %v", t1.Sub(t0))
+			return nil, fmt.Errorf("pipeline: nothing counted for %v", t1.Sub(t0))
 		}
 		out = append(out, float64(n1-n0)/t1.Sub(t0).Seconds())
 		n0, t0 = n1, t1
@@ -48,5 +48,5 @@ func (w Windows) Rates(ctx context.Context, failed <-chan error, total func() in
 	return out, nil
 }
 
-// valid is true when w times at least one window.
-func (w Windows) valid() bool { return w.Count >= 1 && w.Length > 0 }
+// Valid reports whether w times at least one window.
+func (w Windows) Valid() bool { return w.Count >= 1 && w.Length > 0 }

@@ -1,0 +1,153 @@
+// Package pipeline drives pipelined calls over connections of any
+// transport: a fixed number of calls in flight on each of a fixed number of
+// connections, every answer checked, calls per second over timed windows.
+// wsload and streamload give it their connections.
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+)
+
+// Conn is one client connection.
+type Conn interface {
+	// WriteMany writes the messages in one network write.
+	WriteMany(msgs ...[]byte) error
+	// ReadMessage reads the next answer, into dst when it fits.
+	ReadMessage(dst []byte) ([]byte, error)
+	// Buffered returns how many bytes were read and not yet taken.
+	Buffered() int
+}
+
+// Checker checks one answer.
+type Checker interface {
+	Check(answer []byte) error
+}
+
+// Config describes one pipelined run.
+type Config struct {
+	// Depth is the number of calls in flight on each connection: a new call
+	// is written as soon as an answer comes back, and calls written
+	// together go out in one network write.
+	Depth int
+	// Requests are sent in turn on every connection.
+	Requests [][]byte
+	// Expect checks every answer.
+	Expect Checker
+	// Windows times the run.
+	Windows Windows
+	// Name starts the run's errors ("wsload", "streamload").
+	Name string
+}
+
+// Run drives cfg over conns, which the caller closes afterwards (closing
+// them ends the goroutines Run started; Run waits for them after close,
+// which it calls), and returns the calls per second of each window. Any
+// wrong answer or failed connection ends it with an error.
+func Run(ctx context.Context, cfg Config, conns []Conn, closeAll func()) ([]float64, error) {
+	if len(conns) == 0 || cfg.Depth < 1 || len(cfg.Requests) == 0 || !cfg.Windows.Valid() {
+		return nil, errors.New(cfg.Name + ": pipeline needs connections, depth, requests and windows")
+	}
+	runs := make([]*piper, len(conns))
+	var stop atomic.Bool
+	failed := make(chan error, len(conns)*2)
+	var wg sync.WaitGroup
+	for i, c := range conns {
+		p := &piper{c: c, cfg: &cfg, stop: &stop, wake: make(chan struct{}, 1), done: make(chan struct{}), failed: failed}
+		runs[i] = p
+		wg.Go(p.readLoop)
+		wg.Go(p.writeLoop)
+	}
+	defer func() {
+		stop.Store(true)
+		closeAll()
+		wg.Wait()
+	}()
+	return cfg.Windows.Rates(ctx, failed, func() int64 {
+		var n int64
+		for _, p := range runs {
+			n += p.answered.Load()
+		}
+		return n
+	})
+}
+
+// piper drives one connection of a pipelined run.
+type piper struct {
+	c        Conn
+	cfg      *Config
+	stop     *atomic.Bool
+	inflight atomic.Int64
+	answered atomic.Int64
+	wake     chan struct{} // the reader made room
+	done     chan struct{} // the reader ended
+	failed   chan<- error
+}
+
+// fail reports err unless the run is stopping.
+func (p *piper) fail(err error) {
+	if !p.stop.Load() {
+		p.failed <- err
+	}
+}
+
+// writeLoop tops the connection up to Depth calls in flight, writing the
+// missing ones together.
+func (p *piper) writeLoop() {
+	reqs := p.cfg.Requests
+	batch := make([][]byte, 0, p.cfg.Depth)
+	j := 0
+	for !p.stop.Load() {
+		room := int64(p.cfg.Depth) - p.inflight.Load()
+		if room <= 0 {
+			select {
+			case <-p.wake:
+			case <-p.done:
+				return
+			}
+			continue
+		}
+		batch = batch[:0]
+		for range room {
+			batch = append(batch, reqs[j])
+			if j++; j == len(reqs) {
+				j = 0
+			}
+		}
+		p.inflight.Add(room)
+		if err := p.c.WriteMany(batch...); err != nil {
+			p.fail(fmt.Errorf("%s: write: %w", p.cfg.Name, err))
+			return
+		}
+	}
+}
+
+// readLoop checks and counts answers, and wakes the writer when it has
+// drained what arrived or half the window is free.
+func (p *piper) readLoop() {
+	defer close(p.done)
+	half := int64(p.cfg.Depth / 2)
+	var buf []byte
+	for {
+		msg, err := p.c.ReadMessage(buf)
+		if err != nil {
+			p.fail(fmt.Errorf("%s: read: %w", p.cfg.Name, err))
+			return
+		}
+		buf = msg
+		if err := p.cfg.Expect.Check(msg); err != nil {
+			p.fail(err)
+			return
+		}
+		p.answered.Add(1)
+		if n := p.inflight.Add(-1); n <= half || p.c.Buffered() == 0 {
+			select {
+			case p.wake <- struct{}{}:
+			default:
+			}
+		}
+	}
+}

@@ -1,0 +1,110 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// echoConn answers each request it is written with the request itself,
+// or with "wrong" once wrongAfter answers have gone out.
+type echoConn struct {
+	mu         sync.Mutex
+	cond       *sync.Cond
+	queue      [][]byte
+	closed     bool
+	sent       int
+	wrongAfter int
+}
+
+func newEchoConn(wrongAfter int) *echoConn {
+	c := &echoConn{wrongAfter: wrongAfter}
+	c.cond = sync.NewCond(&c.mu)
+	return c
+}
+
+func (c *echoConn) WriteMany(msgs ...[]byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.queue = append(c.queue, msgs...)
+	c.cond.Broadcast()
+	return nil
+}
+
+func (c *echoConn) ReadMessage([]byte) ([]byte, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for len(c.queue) == 0 && !c.closed {
+		c.cond.Wait()
+	}
+	if c.closed {
+		return nil, errors.New("closed")
+	}
+	m := c.queue[0]
+	c.queue = c.queue[1:]
+	if c.sent++; c.wrongAfter > 0 && c.sent > c.wrongAfter {
+		return []byte("wrong"), nil
+	}
+	return m, nil
+}
+
+func (c *echoConn) Buffered() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.queue)
+}
+
+func (c *echoConn) close() {
+	c.mu.Lock()
+	c.closed = true
+	c.cond.Broadcast()
+	c.mu.Unlock()
+}
+
+// sameAnswer accepts answers equal to the request "call".
+type sameAnswer struct{}
+
+func (sameAnswer) Check(a []byte) error {
+	if string(a) != "call" {
+		return errors.New("unexpected answer " + string(a))
+	}
+	return nil
+}
+
+func TestRunCountsCheckedAnswers(t *testing.T) {
+	conns := []*echoConn{newEchoConn(0), newEchoConn(0)}
+	cfg := Config{Depth: 8, Requests: [][]byte{[]byte("call")}, Expect: sameAnswer{}, Name: "test",
+		Windows: Windows{Warmup: 10 * time.Millisecond, Length: 30 * time.Millisecond, Count: 3}}
+	rates, err := Run(context.Background(), cfg, []Conn{conns[0], conns[1]}, func() {
+		for _, c := range conns {
+			c.close()
+		}
+	})
+	if err != nil || len(rates) != 3 {
+		t.Fatalf("rates %v, %v", rates, err)
+	}
+	for _, r := range rates {
+		if r <= 0 {
+			t.Errorf("rate %v", r)
+		}
+	}
+}
+
+func TestRunFailsOnAWrongAnswer(t *testing.T) {
+	c := newEchoConn(100)
+	cfg := Config{Depth: 4, Requests: [][]byte{[]byte("call")}, Expect: sameAnswer{}, Name: "test",
+		Windows: Windows{Warmup: 0, Length: time.Second, Count: 5}}
+	_, err := Run(context.Background(), cfg, []Conn{c}, c.close)
+	if err == nil || !strings.Contains(err.Error(), "unexpected answer wrong") {
+		t.Fatalf("error %v, want the wrong answer", err)
+	}
+}
+
+func TestRunRefusesAnEmptyConfig(t *testing.T) {
+	if _, err := Run(context.Background(), Config{Name: "test"}, nil, func() {}); err == nil {
+		t.Fatal("an empty run did not fail")
+	}
+}
