@@ -34,9 +34,11 @@ type corkConn struct {
 	timeout   time.Duration // bounds a control frame's write; 0 for none
 	mu        sync.Mutex
 	corked    bool
-	held      *[]byte     // borrowed from heldBuffers while writes are held
-	stopped   atomic.Bool // interruptWrites was called
-	closeSent bool        // a close frame was written: no frame may follow
+	held      *[]byte       // borrowed from heldBuffers while writes are held
+	stopped   atomic.Bool   // interruptWrites was called
+	closeSent bool          // a close frame was written: no frame may follow
+	writing   atomic.Bool   // a flush of messages is under way
+	written   atomic.Uint64 // flushes of messages completed
 	header    [ws.MaxHeaderSize]byte
 }
 
@@ -144,6 +146,18 @@ func (c *corkConn) writeNow(b []byte, timeout time.Duration, checkStopped bool) 
 	return err
 }
 
+// writeProgress counts the flushes of messages that completed, and one
+// more while a flush is under way: a client that takes what the server
+// writes changes it, which StartKeepAlive counts as a sign of life.
+// Control frames (the pings themselves) do not count.
+func (c *corkConn) writeProgress() uint64 {
+	n := c.written.Load()
+	if c.writing.Load() {
+		n++
+	}
+	return n
+}
+
 // maxHeldKept bounds the buffer returned to the pool after a flush.
 const maxHeldKept = 256 << 10
 
@@ -173,7 +187,13 @@ func (c *corkConn) uncork(ctx context.Context, timeout time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return c.writeNow(*held, timeout, true)
+	c.writing.Store(true)
+	err := c.writeNow(*held, timeout, true)
+	c.writing.Store(false)
+	if err == nil {
+		c.written.Add(1)
+	}
+	return err
 }
 
 // errWritesInterrupted is what flushes return after interruptWrites.

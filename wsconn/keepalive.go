@@ -43,12 +43,14 @@ func (c *Conn) pongArrived() {
 
 // StartKeepAlive checks every interval that the client is alive, until
 // the returned function is called: a client that sent a message or a pong
-// since the last check is; one that did not is pinged, and dropped when
-// nothing has come back by the next check. (A client sending a lot may
-// see its pong wait behind its own messages, so messages count as pongs.)
-// It keeps no goroutine between checks.
+// since the last check is, and so is one that took what the server wrote;
+// one that did neither is pinged, and dropped when nothing has come back
+// by the next check. (A client sending a lot may see its pong wait behind
+// its own messages, so messages count as pongs; a client reading a lot
+// reaches the ping only after what was written before it, so writes that
+// went through count too.) It keeps no goroutine between checks.
 func (c *Conn) StartKeepAlive(interval time.Duration) (stop func()) {
-	k := &keepAlive{conn: c, interval: interval, seen: c.life.Load()}
+	k := &keepAlive{conn: c, interval: interval, seen: c.signsOfLife()}
 	k.timer = time.AfterFunc(interval, k.check)
 	return func() {
 		k.stopped.Store(true)
@@ -71,7 +73,7 @@ func (k *keepAlive) check() {
 	if k.stopped.Load() {
 		return
 	}
-	if n := k.conn.life.Load(); n != k.seen {
+	if n := k.conn.signsOfLife(); n != k.seen {
 		k.seen, k.pinged = n, false
 		k.timer.Reset(k.interval)
 		return
@@ -87,3 +89,7 @@ func (k *keepAlive) check() {
 		_ = k.conn.CloseNow() // it does not answer: no closing handshake either
 	}
 }
+
+// signsOfLife counts what shows the client is there: messages and pongs
+// read, and writes that went through.
+func (c *Conn) signsOfLife() uint64 { return c.life.Load() + c.cork.writeProgress() }
