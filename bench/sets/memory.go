@@ -25,16 +25,20 @@ func memoryStepWork(p Profile) int { return 400 + p.IdleConns/3 + ms(p.IdleSettl
 // server before its memory is first read.
 const warmConns = 100
 
+// idleCount is how many idle connections a memory set opens: n, or fewer
+// under the open-files limit (0 for unknown), with a note saying so.
+func idleCount(n int, openFiles uint64) (int, string) {
+	if limit := int(openFiles) - 512; openFiles > 0 && n > limit {
+		return limit, fmt.Sprintf("; %d connections asked, %d open at most under the open-files limit %d", n, limit, openFiles)
+	}
+	return n, ""
+}
+
 // Memory opens IdleConns connections to a freshly started server of each
 // implementation, one call on each, and divides the growth of the server
 // process's resident memory by their number; each run starts its own server.
 func (ws *WebSocket) Memory(ctx context.Context, e *Env, openFiles uint64) schema.Set {
-	n := e.Profile.IdleConns
-	note := ""
-	if limit := int(openFiles) - 512; openFiles > 0 && n > limit {
-		note = fmt.Sprintf("; %d connections asked, %d open at most under the open-files limit %d", n, limit, openFiles)
-		n = limit
-	}
+	n, note := idleCount(e.Profile.IdleConns, openFiles)
 	x := memoryX(n)
 	s := schema.Set{
 		ID: "ws_memory", Group: "websocket", Status: schema.Measured,

@@ -26,12 +26,7 @@ type streamServer struct {
 // memory by their number: ours is a fresh bin/caddy over TCP, go-ethereum a
 // fresh IPC server over its unix socket.
 func (st *Stream) Memory(ctx context.Context, e *Env, openFiles uint64) schema.Set {
-	n := e.Profile.IdleConns
-	note := ""
-	if limit := int(openFiles) - 512; openFiles > 0 && n > limit {
-		note = fmt.Sprintf("; %d connections asked, %d open at most under the open-files limit %d", n, limit, openFiles)
-		n = limit
-	}
+	n, note := idleCount(e.Profile.IdleConns, openFiles)
 	x := memoryX(n)
 	s := schema.Set{
 		ID: "stream_memory", Group: "stream", Status: schema.Measured,

@@ -77,7 +77,7 @@ func flood(ctx context.Context, c messages, cfg FloodConfig) ([]float64, error) 
 		c.Close()
 		return nil, fmt.Errorf("streamload: subscribe: %w", err)
 	}
-	id, ok := member(answer, `"result":`)
+	id, ok := wsload.Member(answer, `"result":`)
 	if !ok || len(id) < 3 || id[0] != '"' || bytes.Contains(answer, []byte(`"error":`)) {
 		c.Close()
 		return nil, fmt.Errorf("streamload: subscribe answered %.200s", answer)
@@ -124,25 +124,4 @@ func checkItem(msg, head []byte, n int64) error {
 		return fmt.Errorf("streamload: item %d: got %s (a gap or a repeat)", n, rest)
 	}
 	return nil
-}
-
-// member returns the scalar value that follows key in doc: a string with
-// its quotes, or the bytes up to the next comma or closing brace.
-func member(doc []byte, key string) ([]byte, bool) {
-	i := bytes.Index(doc, []byte(key))
-	if i < 0 {
-		return nil, false
-	}
-	v := doc[i+len(key):]
-	if len(v) > 0 && v[0] == '"' {
-		if j := bytes.IndexByte(v[1:], '"'); j >= 0 {
-			return v[:j+2], true
-		}
-		return nil, false
-	}
-	end := bytes.IndexAny(v, ",}")
-	if end <= 0 {
-		return nil, false
-	}
-	return v[:end], true
 }

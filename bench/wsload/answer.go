@@ -19,7 +19,7 @@ func (e Expect) Check(answer []byte) error {
 	if !bytes.Contains(answer, []byte(`"jsonrpc":"2.0"`)) {
 		return fmt.Errorf("not a JSON-RPC 2.0 answer: %.200s", answer)
 	}
-	id, ok := member(answer, `"id":`)
+	id, ok := Member(answer, `"id":`)
 	if !ok {
 		return fmt.Errorf("no id: %.200s", answer)
 	}
@@ -28,7 +28,7 @@ func (e Expect) Check(answer []byte) error {
 	if err != nil || !known {
 		return fmt.Errorf("unexpected id %s: %.200s", id, answer)
 	}
-	got, ok := member(answer, `"result":`)
+	got, ok := Member(answer, `"result":`)
 	if !ok {
 		return fmt.Errorf("no result: %.200s", answer)
 	}
@@ -43,9 +43,9 @@ func (e Expect) Check(answer []byte) error {
 	return nil
 }
 
-// member returns the scalar value that follows key in doc: a string with
+// Member returns the scalar value that follows key in doc: a string with
 // its quotes, or the bytes up to the next comma or closing brace.
-func member(doc []byte, key string) ([]byte, bool) {
+func Member(doc []byte, key string) ([]byte, bool) {
 	i := bytes.Index(doc, []byte(key))
 	if i < 0 {
 		return nil, false
