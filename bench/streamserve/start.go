@@ -5,9 +5,7 @@ package streamserve
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
-	"time"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/serverproc"
 )
@@ -24,17 +22,8 @@ type Server struct {
 // os.Args[2:] to Main when os.Args[1] is Subcommand, and waits for its
 // address.
 func Start(ctx context.Context, impl string) (*Server, error) {
-	exe, err := os.Executable()
+	p, line, err := serverproc.StartSelf(ctx, Subcommand, impl)
 	if err != nil {
-		return nil, err
-	}
-	p, err := serverproc.Start(ctx, "", nil, exe, Subcommand, impl)
-	if err != nil {
-		return nil, err
-	}
-	line, err := p.Line(30 * time.Second)
-	if err != nil {
-		p.Stop()
 		return nil, err
 	}
 	network, addr, ok := strings.Cut(line, " ")

@@ -5,9 +5,7 @@ package wsserve
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
-	"time"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/serverproc"
 )
@@ -26,17 +24,8 @@ const Subcommand = "serve-ws"
 // Start runs impl in a child process of this executable, which must hand
 // os.Args[1:] to Main when os.Args[1] is Subcommand, and waits for its URL.
 func Start(ctx context.Context, impl string) (*Server, error) {
-	exe, err := os.Executable()
+	p, line, err := serverproc.StartSelf(ctx, Subcommand, impl)
 	if err != nil {
-		return nil, err
-	}
-	p, err := serverproc.Start(ctx, "", nil, exe, Subcommand, impl)
-	if err != nil {
-		return nil, err
-	}
-	line, err := p.Line(30 * time.Second)
-	if err != nil {
-		p.Stop()
 		return nil, err
 	}
 	if !strings.HasPrefix(line, "ws://127.0.0.1:") {
