@@ -90,6 +90,24 @@ func (o *outbox) pushAnswer(m outMsg) bool {
 	return true
 }
 
+// pushAnswers queues answers together, waiting while the queue is full of
+// answers; a batch may take the queue past its limit once. It reports false
+// once the outbox is closed.
+func (o *outbox) pushAnswers(ms []outMsg) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for o.answers >= o.limit && !o.closed {
+		o.room.Wait()
+	}
+	if o.closed {
+		return false
+	}
+	o.queue = append(o.queue, ms...)
+	o.answers += len(ms)
+	o.signal()
+	return true
+}
+
 // pushNotification queues a notification without waiting. When the queue
 // holds its limit of notifications, DropOldest drops the oldest one and
 // Disconnect fails with ErrSlowConsumer.

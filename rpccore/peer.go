@@ -41,6 +41,17 @@ type ReadInterrupter interface {
 	InterruptRead()
 }
 
+// ReadWaitNotifier is implemented by a MessageConn that can tell when its
+// next read may wait for the network, having nothing received left to
+// read. ServePeer then queues the answers of the documents read until then
+// together, with one wake of its writer and one buffer, instead of one by
+// one.
+type ReadWaitNotifier interface {
+	// BeforeReadWait sets f, which ReadMessage calls on its goroutine
+	// before each read that may wait.
+	BeforeReadWait(f func())
+}
+
 // WriteInterrupter is implemented by a MessageConn whose blocked Flush can
 // be made to return. ServePeer calls InterruptWrite when it stops writing
 // (at once when the connection failed, after ShutdownGrace on a
@@ -279,6 +290,12 @@ const maxKeptMessage = 64 << 10
 func (p *Peer) readLoop(stop <-chan struct{}) error {
 	turn := &peerTurn{peer: p}
 	ctx := context.WithValue(p.ctx, peerKey{}, turn)
+	var batch *answerBatch
+	if rw, ok := p.conn.(ReadWaitNotifier); ok {
+		batch = &answerBatch{peer: p, turn: turn, max: min(maxBatchedAnswers, p.cfg.SendQueue)}
+		rw.BeforeReadWait(batch.flush)
+		defer batch.flush()
+	}
 	var msg []byte
 	for {
 		if cap(msg) > maxKeptMessage {
@@ -294,6 +311,14 @@ func (p *Peer) readLoop(stop <-chan struct{}) error {
 		case <-stop:
 			return ErrShutdown
 		default:
+		}
+		if batch != nil {
+			if !batch.answer(ctx, msg) {
+				if err := p.spawn(stop, msg); err != nil {
+					return err
+				}
+			}
+			continue
 		}
 		out := getBuffer()
 		answer, deferred := p.handle(ctx, msg, (*out)[:0])

@@ -239,3 +239,8 @@ var (
 	_ rpccore.ReadInterrupter  = (*Conn)(nil)
 	_ rpccore.WriteInterrupter = (*Conn)(nil)
 )
+
+// BeforeReadWait implements rpccore.ReadWaitNotifier.
+func (c *Conn) BeforeReadWait(f func()) { c.in.BeforeRead = f }
+
+var _ rpccore.ReadWaitNotifier = (*Conn)(nil)

@@ -101,3 +101,13 @@ var (
 	_ rpccore.ReadInterrupter  = (*Conn)(nil)
 	_ rpccore.WriteInterrupter = (*Conn)(nil)
 )
+
+// BeforeReadWait implements rpccore.ReadWaitNotifier.
+func (c *Conn) BeforeReadWait(f func()) { c.rd.BeforeRead = f }
+
+var (
+	_ rpccore.MessageConn      = (*Conn)(nil)
+	_ rpccore.ReadInterrupter  = (*Conn)(nil)
+	_ rpccore.WriteInterrupter = (*Conn)(nil)
+	_ rpccore.ReadWaitNotifier = (*Conn)(nil)
+)

@@ -29,6 +29,12 @@ type Reader struct {
 	raw      syscall.RawConn // nil where reading the descriptor directly is not possible
 	borrowed *[]byte         // the buffer unread points into, when borrowed
 	unread   []byte          // bytes read and not yet taken
+
+	// BeforeRead, when set, is called each time the reader is about to read
+	// the connection because nothing is buffered, which may wait for the
+	// network: the owner can finish work it batched while bytes kept
+	// coming. It runs on the reading goroutine.
+	BeforeRead func()
 }
 
 // New returns a Reader of conn that starts with early: bytes the client
@@ -57,6 +63,9 @@ func (r *Reader) Read(p []byte) (int, error) {
 	}
 	if len(r.unread) == 0 {
 		if r.raw == nil {
+			if r.BeforeRead != nil {
+				r.BeforeRead()
+			}
 			return r.conn.Read(p)
 		}
 		if err := r.Fill(); err != nil {
@@ -86,6 +95,9 @@ func (r *Reader) Consume(n int) {
 func (r *Reader) Fill() error {
 	if len(r.unread) > 0 {
 		return nil
+	}
+	if r.BeforeRead != nil {
+		r.BeforeRead()
 	}
 	var n int
 	var err error

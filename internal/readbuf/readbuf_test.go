@@ -136,3 +136,33 @@ func TestLargeInput(t *testing.T) {
 		t.Fatalf("read %d bytes that differ from the %d written", len(got), len(want))
 	}
 }
+
+func TestBeforeReadRunsOnlyWhenNothingIsBuffered(t *testing.T) {
+	for _, direct := range []bool{true, false} {
+		server, client := nettest.TCPPair(t)
+		conn := server
+		if !direct {
+			conn = opaqueConn{server}
+		}
+		r := New(conn, []byte("ab"))
+		calls := 0
+		r.BeforeRead = func() { calls++ }
+		one := make([]byte, 1)
+		r.Read(one) // from the early bytes
+		r.Read(one)
+		if calls != 0 {
+			t.Fatalf("direct %v: BeforeRead ran %d times while bytes were buffered", direct, calls)
+		}
+		client.Write([]byte("c"))
+		if _, err := r.Read(one); err != nil || one[0] != 'c' {
+			t.Fatalf("read %q, %v", one, err)
+		}
+		if calls != 1 {
+			t.Fatalf("direct %v: BeforeRead ran %d times for one read of the connection, want 1", direct, calls)
+		}
+		client.Write([]byte("d"))
+		if err := r.Fill(); err != nil || calls != 2 {
+			t.Fatalf("direct %v: Fill: %v, BeforeRead ran %d times, want 2", direct, err, calls)
+		}
+	}
+}

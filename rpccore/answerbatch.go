@@ -1,0 +1,72 @@
+package rpccore
+
+// answerbatch.go gathers the answers of documents a peer reads one after
+// another while more input is waiting, so that they are queued together:
+// one buffer, one lock of the outbox and one wake of the writer for all of
+// them.
+
+import "context"
+
+// maxBatchedAnswers bounds the answers gathered before they are queued.
+const maxBatchedAnswers = 64
+
+// maxBatchedBytes bounds the bytes of answers gathered before they are
+// queued.
+const maxBatchedBytes = 32 << 10
+
+// answerBatch is the reader's gathered answers. Only the reading goroutine
+// touches it.
+type answerBatch struct {
+	peer *Peer
+	turn *peerTurn // whose subscriptions start once their answers are queued
+	max  int
+
+	buf  *[]byte // the answers, one after another
+	ends []int   // where each answer ends in *buf
+	msgs []outMsg
+}
+
+// answer answers msg into the batch, queueing the batch when it is full.
+// It reports false, and runs nothing, for a document calling Blocking
+// methods, which the caller runs elsewhere.
+func (b *answerBatch) answer(ctx context.Context, msg []byte) bool {
+	if b.buf == nil {
+		b.buf = getBuffer()
+	}
+	start := len(*b.buf)
+	answer, deferred := b.peer.handle(ctx, msg, *b.buf)
+	if deferred {
+		return false
+	}
+	*b.buf = answer
+	if len(answer) > start {
+		b.ends = append(b.ends, len(answer))
+	}
+	if len(b.ends) >= b.max || len(answer) >= maxBatchedBytes {
+		b.flush()
+	}
+	return true
+}
+
+// flush queues the gathered answers, then lets the subscriptions their
+// documents opened start sending.
+func (b *answerBatch) flush() {
+	if len(b.ends) > 0 {
+		start := 0
+		for _, end := range b.ends {
+			b.msgs = append(b.msgs, outMsg{head: (*b.buf)[start:end]})
+			start = end
+		}
+		b.msgs[len(b.msgs)-1].pooled = b.buf // given back once all are written
+		if !b.peer.out.pushAnswers(b.msgs) {
+			putBuffer(b.buf)
+		}
+		b.buf = nil
+		clear(b.msgs)
+		b.msgs, b.ends = b.msgs[:0], b.ends[:0]
+	} else if b.buf != nil {
+		putBuffer(b.buf)
+		b.buf = nil
+	}
+	b.turn.activate()
+}
