@@ -22,10 +22,9 @@ var workload = []string{
 	`{"jsonrpc":"2.0","method":"StringMe","params":["Foo"],"id":5}`,
 }
 
-// BenchmarkPipelined measures calls over one loopback TCP connection with
-// 256 in flight: the client writes 256 requests at a time and reads their
-// answers, line by line, while the next window goes out.
-func BenchmarkPipelined(b *testing.B) {
+// listenDemo serves the demo over streams on a loopback TCP address, every
+// connection it accepts, until the benchmark ends.
+func listenDemo(b *testing.B) string {
 	srv := rpccore.NewServer()
 	if err := demo.Register(srv); err != nil {
 		b.Fatal(err)
@@ -34,17 +33,29 @@ func BenchmarkPipelined(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer l.Close()
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	b.Cleanup(func() {
+		cancel()
+		l.Close()
+	})
 	go func() {
-		nc, err := l.Accept()
-		if err != nil {
-			return
+		for {
+			nc, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go streamconn.New(nc, nil, streamconn.Options{}).Serve(ctx, srv, rpccore.PeerConfig{})
 		}
-		streamconn.New(nc, nil, streamconn.Options{}).Serve(ctx, srv, rpccore.PeerConfig{})
 	}()
-	conn, err := net.Dial("tcp", l.Addr().String())
+	return l.Addr().String()
+}
+
+// BenchmarkPipelined measures calls over one loopback TCP connection with
+// 256 in flight: the client writes 256 requests at a time and reads their
+// answers, line by line, while the next window goes out.
+func BenchmarkPipelined(b *testing.B) {
+	addr := listenDemo(b)
+	conn, err := net.Dial("tcp", addr)
 	if err != nil {
 		b.Fatal(err)
 	}

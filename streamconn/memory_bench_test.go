@@ -4,15 +4,10 @@ package streamconn_test
 
 import (
 	"bufio"
-	"context"
 	"net"
 	"runtime"
 	"testing"
 	"time"
-
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/demo"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/streamconn"
 )
 
 // BenchmarkIdleConnectionMemory reports the goroutines and memory (heap
@@ -25,31 +20,14 @@ func BenchmarkIdleConnectionMemory(b *testing.B) {
 }
 
 func idleConnections(b *testing.B, n int) {
-	srv := rpccore.NewServer()
-	demo.Register(srv)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer l.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		for {
-			nc, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go streamconn.New(nc, nil, streamconn.Options{}).Serve(ctx, srv, rpccore.PeerConfig{})
-		}
-	}()
+	addr := listenDemo(b)
 	var before runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	g0 := runtime.NumGoroutine()
 	conns := make([]net.Conn, n)
 	for i := range conns {
-		c, err := net.Dial("tcp", l.Addr().String())
+		c, err := net.Dial("tcp", addr)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -51,16 +51,34 @@ func (ws *WebSocket) Memory(ctx context.Context, e *Env, openFiles uint64) schem
 		XLabel: "connections open",
 		Cells:  []string{x},
 	}
-	for _, impl := range ws.impls {
+	names := make([]memorySeries, len(ws.impls))
+	for i, impl := range ws.impls {
+		names[i] = memorySeries{impl.name, impl.label, impl.role}
+	}
+	return runMemory(e, s, "WebSocket", x, names, func(i int) (float64, float64, error) {
+		return idleMemory(ctx, ws.impls[i], n, e.Profile.IdleSettle)
+	})
+}
+
+// memorySeries names one implementation of a memory set.
+type memorySeries struct{ name, label, role string }
+
+// runMemory adds the series of each implementation to s and fills them:
+// every run measures each implementation once with measure (its index in
+// impls), which returns KiB per connection and the resident MiB. ours is
+// compared with geth.
+func runMemory(e *Env, s schema.Set, what, x string, impls []memorySeries,
+	measure func(i int) (kib, mib float64, err error)) schema.Set {
+	for _, impl := range impls {
 		s.Series = append(s.Series,
 			series(impl.name, impl.label, impl.role, "kib_per_conn", "KiB per idle connection"),
 			series(impl.name, impl.label, impl.role, "rss_mib", "server resident memory with the connections open, MiB"))
 	}
 	runs := collector{}
 	for run := range e.Profile.Runs {
-		for _, impl := range ws.impls {
-			e.Bar.Start(fmt.Sprintf("WebSocket memory run %d/%d: %s, %s", run+1, e.Profile.Runs, x, impl.name))
-			perConn, rss, err := idleMemory(ctx, impl, n, e.Profile.IdleSettle)
+		for i, impl := range impls {
+			e.Bar.Start(fmt.Sprintf("%s memory run %d/%d: %s, %s", what, run+1, e.Profile.Runs, x, impl.name))
+			perConn, rss, err := measure(i)
 			e.Bar.Done(memoryStepWork(e.Profile))
 			if err != nil {
 				return failed(s, fmt.Errorf("%s, %s: %w", x, impl.name, err))

@@ -60,27 +60,13 @@ func (st *Stream) Memory(ctx context.Context, e *Env, openFiles uint64) schema.S
 			return &streamServer{network: g.Network, addr: g.Addr, rss: g.Proc.RSS, stop: g.Stop}, nil
 		}},
 	}
-	for _, impl := range impls {
-		s.Series = append(s.Series,
-			series(impl.name, impl.label, impl.role, "kib_per_conn", "KiB per idle connection"),
-			series(impl.name, impl.label, impl.role, "rss_mib", "server resident memory with the connections open, MiB"))
+	names := make([]memorySeries, len(impls))
+	for i, impl := range impls {
+		names[i] = memorySeries{impl.name, impl.label, impl.role}
 	}
-	runs := collector{}
-	for run := range e.Profile.Runs {
-		for _, impl := range impls {
-			e.Bar.Start(fmt.Sprintf("stream memory run %d/%d: %s, %s", run+1, e.Profile.Runs, x, impl.name))
-			perConn, rss, err := idleStreamMemory(ctx, impl.start, impl.rename, n, e.Profile.IdleSettle)
-			e.Bar.Done(memoryStepWork(e.Profile))
-			if err != nil {
-				return failed(s, fmt.Errorf("%s, %s: %w", x, impl.name, err))
-			}
-			runs.add(impl.name, "kib_per_conn", x, perConn)
-			runs.add(impl.name, "rss_mib", x, rss)
-		}
-	}
-	runs.fill(&s)
-	s.Compare("ours", "geth")
-	return s
+	return runMemory(e, s, "stream", x, names, func(i int) (float64, float64, error) {
+		return idleStreamMemory(ctx, impls[i].start, impls[i].rename, n, e.Profile.IdleSettle)
+	})
 }
 
 // idleStreamMemory runs one memory measurement on a server from start and

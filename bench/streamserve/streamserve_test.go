@@ -1,7 +1,6 @@
 package streamserve
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"net"
@@ -17,27 +16,15 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/demo"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/streamconn"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/servetest"
 )
 
 // serve runs impl in this process and returns its network and address.
 func serve(t *testing.T, impl string) (string, string) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	r, w := io.Pipe()
-	done := make(chan error, 1)
-	go func() { done <- Serve(ctx, impl, w) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	})
-	line, err := bufio.NewReader(r).ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	go io.Copy(io.Discard, r)
-	network, addr, _ := strings.Cut(strings.TrimSpace(line), " ")
+	line := servetest.Serve(t, func(ctx context.Context, w io.Writer) error { return Serve(ctx, impl, w) })
+	network, addr, _ := strings.Cut(line, " ")
 	return network, addr
 }
 

@@ -1,37 +1,22 @@
 package wsserve
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/servetest"
 )
 
 // serve runs impl in this process and returns its URL.
 func serve(t *testing.T, impl string) string {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	r, w := io.Pipe()
-	done := make(chan error, 1)
-	go func() { done <- Serve(ctx, impl, w) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	})
-	line, err := bufio.NewReader(r).ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	go io.Copy(io.Discard, r)
-	return strings.TrimSpace(line)
+	return servetest.Serve(t, func(ctx context.Context, w io.Writer) error { return Serve(ctx, impl, w) })
 }
 
 // workload returns the five requests as impl names them, and their answers.
