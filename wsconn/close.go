@@ -1,7 +1,7 @@
 package wsconn
 
 // close.go holds the closing handshake (RFC 6455, sections 5.5.1 and 7):
-// the status codes, what a client's close frame may hold, and closing a
+// the status codes, what a peer's close frame may hold, and closing a
 // connection from this side.
 
 import (
@@ -17,7 +17,7 @@ import (
 // StatusCode is a close status of RFC 6455, section 7.4.
 type StatusCode uint16
 
-// The close statuses the server sends, and 1005, which stands for a close
+// The close statuses this package sends, and 1005, which stands for a close
 // frame without a status.
 const (
 	StatusNormalClosure   StatusCode = 1000
@@ -29,8 +29,8 @@ const (
 	StatusMessageTooBig   StatusCode = 1009
 )
 
-// CloseError is what ReadMessage returns once the client has closed the
-// connection with a close frame (which the server has answered).
+// CloseError is what ReadMessage returns once the peer has closed the
+// connection with a close frame (which this side has answered).
 type CloseError struct {
 	Code   StatusCode // StatusNoStatus when the frame had no body
 	Reason string
@@ -38,11 +38,11 @@ type CloseError struct {
 
 // Error implements error.
 func (e *CloseError) Error() string {
-	return fmt.Sprintf("wsconn: the client closed the connection with status %d %q", e.Code, e.Reason)
+	return fmt.Sprintf("wsconn: the peer closed the connection with status %d %q", e.Code, e.Reason)
 }
 
-// failure is what ReadMessage returns when the client broke the protocol
-// or a limit: the server has sent a close frame with code.
+// failure is what ReadMessage returns when the peer broke the protocol or
+// a limit: this side has sent a close frame with code.
 type failure struct {
 	code StatusCode
 	err  error
@@ -56,8 +56,9 @@ func (f *failure) Error() string {
 // Unwrap returns what went wrong.
 func (f *failure) Unwrap() error { return f.err }
 
-// closeTimeout bounds each half of a closing handshake: writing the
-// server's close frame, and waiting for the client's.
+// closeTimeout bounds each half of a closing handshake: writing this
+// side's close frame, and waiting for the peer's (and, on the client side,
+// for the server to close the TCP connection).
 const closeTimeout = 5 * time.Second
 
 // maxReason is the most bytes of a close reason: a control frame's
@@ -84,8 +85,8 @@ func closeBody(code StatusCode, reason string) []byte {
 	return ws.NewCloseFrameBody(ws.StatusCode(code), reason)
 }
 
-// parseClose reads the payload of a client's close frame. It returns the
-// status and reason, or the status the server must close with instead
+// parseClose reads the payload of a peer's close frame. It returns the
+// status and reason, or the status this side must close with instead
 // when the frame is invalid (fail is 0 when it is valid): 1002 for a
 // 1-byte payload or a status that must not be sent, 1007 for a reason
 // that is not UTF-8.
@@ -120,8 +121,10 @@ func parseClose(p []byte) (code StatusCode, reason string, fail StatusCode) {
 
 // Close closes the connection with the given status and reason (made
 // valid UTF-8 and cut to fit a control frame), waiting up to 5 seconds
-// for the client's closing frame unless it came already. It reads from
-// the connection: no ReadMessage may run meanwhile.
+// for the peer's closing frame unless it came already, and on the client
+// side for the server to close the TCP connection, as RFC 6455 (section
+// 7.1.1) would have it. It reads from the connection: no ReadMessage may
+// run meanwhile.
 func (c *Conn) Close(code StatusCode, reason string) error {
 	err := c.cork.writeClose(closeBody(code, reason))
 	if err == nil {
@@ -137,7 +140,7 @@ func (c *Conn) Close(code StatusCode, reason string) error {
 func (c *Conn) CloseNow() error { return c.cork.nc.Close() }
 
 // finish ends the connection after reading stopped: a closing handshake
-// the server began (it failed the connection) is waited for, as Close
+// this side began (it failed the connection) is waited for, as Close
 // does; otherwise the connection closes at once.
 func (c *Conn) finish() {
 	if c.cork.sentClose() {
@@ -146,24 +149,41 @@ func (c *Conn) finish() {
 	_ = c.CloseNow()
 }
 
-// awaitClose reads and discards frames until the client's close frame,
-// for at most closeTimeout, unless it came already. The rest of a frame
-// the server refused (skip bytes) is discarded first.
+// awaitClose waits, for at most closeTimeout, for the rest of a closing
+// handshake that this side began or answered: the peer's close frame
+// unless it came already, and then, on the client side, the end of the
+// TCP connection, which the server closes first.
 func (c *Conn) awaitClose() {
-	if c.closeReceived {
+	client := c.side == ws.StateClientSide
+	if c.closeReceived && !client {
 		return
 	}
 	_ = c.cork.nc.SetReadDeadline(time.Now().Add(closeTimeout))
-	if _, err := io.CopyN(io.Discard, c.rd, c.skip); err != nil {
+	if !c.closeReceived && !c.discardUntilClose() {
 		return
+	}
+	if client {
+		_, _ = io.Copy(io.Discard, c.rd) // until the server closes
+	}
+}
+
+// discardUntilClose reads and discards frames until the peer's close
+// frame, whose payload it leaves unread, and reports whether it came. The
+// rest of a frame this side refused (skip bytes) is discarded first.
+func (c *Conn) discardUntilClose() bool {
+	if _, err := io.CopyN(io.Discard, c.rd, c.skip); err != nil {
+		return false
 	}
 	for {
 		h, err := ws.ReadHeaderBuffer(c.rd, c.header[:])
-		if err != nil || h.OpCode == ws.OpClose {
-			return
+		if err != nil {
+			return false
+		}
+		if h.OpCode == ws.OpClose {
+			return true
 		}
 		if _, err := io.CopyN(io.Discard, c.rd, h.Length); err != nil {
-			return
+			return false
 		}
 	}
 }

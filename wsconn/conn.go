@@ -36,11 +36,14 @@ type Options struct {
 	PingInterval time.Duration
 }
 
-// Conn is a WebSocket connection serving as an rpccore.MessageConn. One
-// goroutine reads (ReadMessage, then Close); writes may come from any.
+// Conn is one end of a WebSocket connection serving as an
+// rpccore.MessageConn: the server's (Accept) or the client's (Dial), which
+// differ only in the masking of frames. One goroutine reads (ReadMessage,
+// then Close); writes may come from any.
 type Conn struct {
 	cork         *corkConn
 	rd           *readbuf.Reader // cork.reader
+	side         ws.State        // ws.StateServerSide or ws.StateClientSide
 	maxMessage   int64
 	writeTimeout time.Duration
 	pingInterval time.Duration
@@ -48,8 +51,8 @@ type Conn struct {
 	interrupted  atomic.Bool   // InterruptRead was called
 
 	// The reader's state.
-	closeReceived bool  // the client's close frame was read
-	skip          int64 // unread payload of a frame the server refused
+	closeReceived bool  // the peer's close frame was read
+	skip          int64 // unread payload of a frame this side refused
 	header        [ws.MaxHeaderSize - 2]byte
 	control       [ws.MaxControlFramePayloadSize]byte
 
@@ -57,12 +60,17 @@ type Conn struct {
 	pongWait chan struct{} // closed by the next pong; nil when no Ping waits
 }
 
-// newConn makes a Conn of a hijacked connection.
-func newConn(cork *corkConn, opts Options) *Conn {
+// newConn makes a Conn of a connection past its opening handshake, for
+// side: ws.StateServerSide or ws.StateClientSide, whose frames are masked.
+func newConn(cork *corkConn, side ws.State, opts Options) *Conn {
 	cork.timeout = opts.WriteTimeout
+	if side == ws.StateClientSide {
+		cork.maskFrames()
+	}
 	return &Conn{
 		cork:         cork,
 		rd:           cork.reader,
+		side:         side,
 		maxMessage:   opts.MaxMessage,
 		writeTimeout: opts.WriteTimeout,
 		pingInterval: opts.PingInterval,
@@ -91,16 +99,11 @@ func (c *Conn) WriteMessage(_ context.Context, msg []byte) error {
 }
 
 // Flush implements rpccore.MessageConn. It writes unless ctx has ended,
-// and gives up after Options.WriteTimeout or on InterruptWrite.
+// and gives up after the write timeout (Options.WriteTimeout,
+// DialOptions.WriteTimeout) or on InterruptWrite.
 func (c *Conn) Flush(ctx context.Context) error {
 	return c.cork.uncork(ctx, c.writeTimeout)
 }
-
-var (
-	_ rpccore.MessageConn      = (*Conn)(nil)
-	_ rpccore.ReadInterrupter  = (*Conn)(nil)
-	_ rpccore.WriteInterrupter = (*Conn)(nil)
-)
 
 // BeforeReadWait implements rpccore.ReadWaitNotifier.
 func (c *Conn) BeforeReadWait(f func()) { c.rd.BeforeRead = f }

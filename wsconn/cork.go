@@ -1,8 +1,8 @@
 package wsconn
 
 // cork.go holds the writing side of a connection: frames written between
-// two flushes are gathered into one network write, and a close frame is
-// the last frame ever written.
+// two flushes are gathered into one network write, a client's frames are
+// masked, and a close frame is the last frame ever written.
 
 import (
 	"context"
@@ -39,14 +39,20 @@ type corkConn struct {
 	closeSent bool          // a close frame was written: no frame may follow
 	writing   atomic.Bool   // a flush of messages is under way
 	written   atomic.Uint64 // flushes of messages completed
+	masks     *maskSource   // a client's masking keys; nil on the server side, whose frames are not masked
 	header    [ws.MaxHeaderSize]byte
 }
 
-// newCorkConn wraps conn; early holds what the client sent before the
-// connection was handed over, to be read first.
+// newCorkConn wraps conn; early holds what the peer sent before the
+// connection was handed over, to be read first. Its frames are not masked
+// unless maskFrames is called.
 func newCorkConn(conn net.Conn, early []byte) *corkConn {
 	return &corkConn{nc: conn, reader: readbuf.New(conn, early)}
 }
+
+// maskFrames makes c write as a client: every frame masked with a fresh
+// key. It is called before the first write.
+func (c *corkConn) maskFrames() { c.masks = newMaskSource() }
 
 // frameBuffer is a held buffer as the io.Writer that ws.WriteHeaderBuffer
 // writes a header into.
@@ -58,12 +64,26 @@ func (b *frameBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// appendFrame appends one final, unmasked frame to *b; c.mu is held (the
-// header scratch is c's).
+// appendFrame appends one final frame to *b, masked on the client side;
+// c.mu is held (the header scratch and the mask source are c's).
 func (c *corkConn) appendFrame(b *[]byte, op ws.OpCode, payload []byte) {
+	if c.masks != nil {
+		c.appendMaskedFrame(b, op, payload)
+		return
+	}
 	h := ws.Header{Fin: true, OpCode: op, Length: int64(len(payload))}
 	_ = ws.WriteHeaderBuffer((*frameBuffer)(b), h, c.header[:]) // appending cannot fail
 	*b = append(*b, payload...)
+}
+
+// appendMaskedFrame appends one final frame to *b masked with a fresh key,
+// as a client's must be: the payload is masked in *b, never in place.
+func (c *corkConn) appendMaskedFrame(b *[]byte, op ws.OpCode, payload []byte) {
+	h := ws.Header{Fin: true, OpCode: op, Length: int64(len(payload)), Masked: true, Mask: c.masks.next()}
+	_ = ws.WriteHeaderBuffer((*frameBuffer)(b), h, c.header[:])
+	start := len(*b)
+	*b = append(*b, payload...)
+	ws.Cipher((*b)[start:], h.Mask, 0)
 }
 
 // holdTextFrame corks the connection and adds msg to what it holds as one
@@ -147,7 +167,7 @@ func (c *corkConn) writeNow(b []byte, timeout time.Duration, checkStopped bool) 
 }
 
 // writeProgress counts the flushes of messages that completed, and one
-// more while a flush is under way: a client that takes what the server
+// more while a flush is under way: a peer that takes what this side
 // writes changes it, which StartKeepAlive counts as a sign of life.
 // Control frames (the pings themselves) do not count.
 func (c *corkConn) writeProgress() uint64 {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gobwas/ws"
+
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/internal/nettest"
 )
 
@@ -86,5 +88,45 @@ func TestNoDataFrameAfterAClose(t *testing.T) {
 	}
 	if err := c.holdTextFrame([]byte("late")); err == nil {
 		t.Fatal("a data frame was accepted after the close frame")
+	}
+}
+
+func TestClientFramesAreMaskedInTheHeldBuffer(t *testing.T) {
+	server, client := nettest.TCPPair(t)
+	c := newCorkConn(client, nil)
+	c.maskFrames()
+	msg := []byte("a message the caller keeps")
+	pong := []byte("pong payload")
+	c.holdTextFrame(msg)
+	c.writeControl(ws.OpPong, pong) // corked: held after the message
+	c.writeClose(closeBody(StatusNormalClosure, "bye"))
+	if string(msg) != "a message the caller keeps" || string(pong) != "pong payload" {
+		t.Fatalf("the caller's slices were masked: %q, %q", msg, pong)
+	}
+	server.SetReadDeadline(time.Now().Add(time.Second))
+	masks := map[[4]byte]bool{}
+	for _, want := range []struct {
+		op      ws.OpCode
+		payload string
+	}{
+		{ws.OpText, string(msg)},
+		{ws.OpPong, string(pong)},
+		{ws.OpClose, string(closeBody(StatusNormalClosure, "bye"))},
+	} {
+		f, err := ws.ReadFrame(server)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !f.Header.Masked || f.Header.OpCode != want.op {
+			t.Fatalf("read %+v, want a masked %v frame", f.Header, want.op)
+		}
+		ws.Cipher(f.Payload, f.Header.Mask, 0)
+		if string(f.Payload) != want.payload {
+			t.Fatalf("%v frame unmasked to %q, want %q", want.op, f.Payload, want.payload)
+		}
+		masks[f.Header.Mask] = true
+	}
+	if len(masks) != 3 {
+		t.Fatalf("3 frames had %d masks", len(masks))
 	}
 }

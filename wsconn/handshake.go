@@ -69,7 +69,7 @@ func Accept(w http.ResponseWriter, r *http.Request, opts Options) (*Conn, error)
 	// What the client sent right after its request is read first; the
 	// server's buffers are not kept.
 	early, _ := brw.Reader.Peek(brw.Reader.Buffered())
-	return newConn(newCorkConn(nc, bytes.Clone(early)), opts), nil
+	return newConn(newCorkConn(nc, bytes.Clone(early)), ws.StateServerSide, opts), nil
 }
 
 // upgradeHeader runs the library's server handshake on r's key and version

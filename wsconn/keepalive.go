@@ -1,6 +1,6 @@
 package wsconn
 
-// keepalive.go pings clients that have gone quiet, from a timer, so that an
+// keepalive.go pings peers that have gone quiet, from a timer, so that an
 // idle connection keeps no goroutine for it.
 
 import (
@@ -41,14 +41,15 @@ func (c *Conn) pongArrived() {
 	c.pongMu.Unlock()
 }
 
-// StartKeepAlive checks every interval that the client is alive, until
-// the returned function is called: a client that sent a message or a pong
-// since the last check is, and so is one that took what the server wrote;
-// one that did neither is pinged, and dropped when nothing has come back
-// by the next check. (A client sending a lot may see its pong wait behind
-// its own messages, so messages count as pongs; a client reading a lot
-// reaches the ping only after what was written before it, so writes that
-// went through count too.) It keeps no goroutine between checks.
+// StartKeepAlive checks every interval that the peer is alive, until the
+// returned function is called: a peer that sent a message or a pong since
+// the last check is, and so is one that took what this side wrote; one
+// that did neither is pinged, and dropped when nothing has come back by
+// the next check. (A peer sending a lot may see its pong wait behind its
+// own messages, so messages count as pongs; a peer reading a lot reaches
+// the ping only after what was written before it, so writes that went
+// through count too.) It keeps no goroutine between checks. Either side
+// may use it; ReadMessage must be running to read the pongs.
 func (c *Conn) StartKeepAlive(interval time.Duration) (stop func()) {
 	k := &keepAlive{conn: c, interval: interval, seen: c.signsOfLife()}
 	k.timer = time.AfterFunc(interval, k.check)
@@ -90,6 +91,6 @@ func (k *keepAlive) check() {
 	}
 }
 
-// signsOfLife counts what shows the client is there: messages and pongs
+// signsOfLife counts what shows the peer is there: messages and pongs
 // read, and writes that went through.
 func (c *Conn) signsOfLife() uint64 { return c.life.Load() + c.cork.writeProgress() }

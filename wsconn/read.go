@@ -1,9 +1,9 @@
 package wsconn
 
-// read.go reads the client's frames (RFC 6455, section 5): whole messages
+// read.go reads the peer's frames (RFC 6455, section 5): whole messages
 // out of data frames, control frames answered as they come, and the
-// connection failed with the status the RFC asks for when the client
-// breaks the protocol.
+// connection failed with the status the RFC asks for when the peer breaks
+// the protocol.
 
 import (
 	"context"
@@ -26,17 +26,19 @@ var (
 // ReadMessage implements rpccore.MessageConn: it appends the next text or
 // binary message to dst, answering pings and reading pongs on the way.
 // A text message must be valid UTF-8 (else close 1007); a binary one is
-// not checked. A message over Options.MaxMessage closes the connection
-// with 1009 before its payload is read, a broken frame with 1002; the
-// error then names the status sent. A close frame from the client ends
-// reading with a *CloseError. Its context is not used: a read ends when the connection
-// closes or InterruptRead is called.
+// not checked. A message over the limit (Options.MaxMessage,
+// DialOptions.MaxMessage) closes the connection with 1009 before its
+// payload is read, a broken frame with 1002 (a client's frames must be
+// masked, a server's must not be); the error then names the status sent.
+// A close frame from the peer ends reading with a *CloseError. Its context
+// is not used: a read ends when the connection closes or InterruptRead is
+// called.
 func (c *Conn) ReadMessage(_ context.Context, dst []byte) ([]byte, error) {
 	if c.interrupted.Load() {
 		return dst, errReadInterrupted
 	}
 	start := len(dst)
-	state := ws.StateServerSide // client frames must be masked
+	state := c.side // which frames must be masked
 	var op ws.OpCode
 	for {
 		h, err := ws.ReadHeaderBuffer(c.rd, c.header[:])
@@ -94,7 +96,9 @@ func (c *Conn) readPayload(dst []byte, h ws.Header) ([]byte, error) {
 		if _, err := io.ReadFull(c.rd, chunk); err != nil {
 			return dst, err
 		}
-		ws.Cipher(chunk, h.Mask, int(done))
+		if h.Masked {
+			ws.Cipher(chunk, h.Mask, int(done))
+		}
 		dst = dst[:len(dst)+len(chunk)]
 		done += int64(len(chunk))
 	}
@@ -109,7 +113,9 @@ func (c *Conn) readControl(h ws.Header) error {
 	if _, err := io.ReadFull(c.rd, p); err != nil {
 		return err
 	}
-	ws.Cipher(p, h.Mask, 0)
+	if h.Masked {
+		ws.Cipher(p, h.Mask, 0)
+	}
 	switch h.OpCode {
 	case ws.OpPing:
 		return c.cork.writeControl(ws.OpPong, p)
@@ -122,7 +128,7 @@ func (c *Conn) readControl(h ws.Header) error {
 	}
 }
 
-// readClose answers the client's close frame, whose payload is p: a valid
+// readClose answers the peer's close frame, whose payload is p: a valid
 // one is echoed with its status (RFC 6455, section 5.5.1), and reading
 // ends with a *CloseError; an invalid one fails the connection with 1002,
 // or 1007 when its reason is not UTF-8.
