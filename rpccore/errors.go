@@ -1,6 +1,7 @@
 package rpccore
 
 import (
+	"bytes"
 	"errors"
 	"strconv"
 
@@ -130,3 +131,23 @@ func encodeData(v any) ([]byte, error) {
 }
 
 var errInvalidRaw = errors.New("rpccore: raw JSON is not valid")
+
+// DecodeError turns the raw error member of an answer into an *Error. An
+// error member that is not an object with an integer code and a string
+// message gives CodeInternalError, "malformed error object", with the raw
+// member as its data.
+func DecodeError(raw []byte) *Error {
+	var e struct {
+		Code    *int    `json:"code"`
+		Message *string `json:"message"`
+		Data    RawJSON `json:"data"`
+	}
+	if err := json.Unmarshal(raw, &e); err != nil || e.Code == nil || e.Message == nil {
+		return &Error{Code: CodeInternalError, Message: "malformed error object", Data: RawJSON(bytes.Clone(raw))}
+	}
+	rpcErr := &Error{Code: *e.Code, Message: *e.Message}
+	if e.Data != nil {
+		rpcErr.Data = e.Data
+	}
+	return rpcErr
+}

@@ -11,24 +11,6 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/internal/jsontext"
 )
 
-// decodeErrorObject turns the raw error member of an answer into an
-// *Error.
-func decodeErrorObject(raw []byte) *Error {
-	var e struct {
-		Code    int     `json:"code"`
-		Message string  `json:"message"`
-		Data    RawJSON `json:"data"`
-	}
-	if err := json.Unmarshal(raw, &e); err != nil {
-		return &Error{Code: CodeInternalError, Message: "malformed error from peer"}
-	}
-	rpcErr := &Error{Code: e.Code, Message: e.Message}
-	if e.Data != nil {
-		rpcErr.Data = e.Data
-	}
-	return rpcErr
-}
-
 // Call calls method on the client with params (encoded as JSON; nil for
 // none, which must otherwise encode as an array or object) and decodes the
 // answer's result into result (unless nil). It waits for the answer until
@@ -57,7 +39,7 @@ func (p *Peer) Call(ctx context.Context, method string, params any, result any) 
 	case err != nil:
 		return err
 	case errObj != nil && string(errObj) != "null":
-		return decodeErrorObject(errObj)
+		return DecodeError(errObj)
 	case result == nil:
 		return nil
 	}

@@ -16,9 +16,12 @@ import (
 	"github.com/gobwas/ws"
 )
 
+// ErrMessageTooBig is matched (errors.Is) by the error of a ReadMessage
+// that met a message over the MaxMessage limit (and closed with 1009).
+var ErrMessageTooBig = errors.New("message too big")
+
 // Why ReadMessage fails a connection.
 var (
-	errTooBig      = errors.New("message too big")
 	errInvalidUTF8 = errors.New("text message is not valid UTF-8")
 	errBadClose    = errors.New("invalid close frame")
 )
@@ -60,7 +63,7 @@ func (c *Conn) ReadMessage(_ context.Context, dst []byte) ([]byte, error) {
 		}
 		if h.Length > c.maxMessage-int64(len(dst)-start) {
 			c.skip = h.Length
-			return dst, c.fail(StatusMessageTooBig, fmt.Errorf("%w: over %d bytes", errTooBig, c.maxMessage))
+			return dst, c.fail(StatusMessageTooBig, fmt.Errorf("%w: over %d bytes", ErrMessageTooBig, c.maxMessage))
 		}
 		if dst, err = c.readPayload(dst, h); err != nil {
 			return dst, err

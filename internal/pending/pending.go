@@ -23,10 +23,11 @@ var ErrClosed = errors.New("pending: connection closed")
 type Table struct {
 	prefix string // ids are JSON strings "<prefix><n>" when set, integers otherwise
 
-	mu     sync.Mutex
-	next   uint64
-	calls  map[uint64]*Call
-	closed error // set once Close has been called
+	mu        sync.Mutex
+	next      uint64
+	calls     map[uint64]*Call
+	closed    error                        // set once Close has been called
+	onDeliver func(c *Call, result []byte) // see SetDeliverHook
 }
 
 // New returns an empty table. Its ids are the JSON strings "<prefix>1",
@@ -39,6 +40,11 @@ func New(prefix string) *Table {
 // Call is one call awaiting its answer. After Wait returns, the caller
 // reads the answer and then hands the Call back with Release.
 type Call struct {
+	// Note is the owner's own data about the call, from Open to Release.
+	// The table never reads it; a deliver hook and Sweep may, under the
+	// table's lock, while the call waits.
+	Note any
+
 	table *Table
 	n     uint64
 	id    []byte        // the id as JSON text
@@ -130,6 +136,9 @@ func (t *Table) Deliver(id, result, errObj []byte) bool {
 		return false
 	}
 	delete(t.calls, n)
+	if t.onDeliver != nil {
+		t.onDeliver(c, result)
+	}
 	if result != nil {
 		c.result = append(c.result[:0], result...)
 	}
@@ -164,7 +173,16 @@ func (c *Call) Wait(ctx context.Context) (result, errObj []byte, err error) {
 	if c.err != nil {
 		return nil, nil, c.err
 	}
-	return c.result, c.errObj, nil
+	return present(c.result), present(c.errObj), nil
+}
+
+// present returns a member kept by Deliver, or nil when it was absent (a
+// member present is never empty).
+func present(member []byte) []byte {
+	if len(member) == 0 {
+		return nil
+	}
+	return member
 }
 
 // forget removes c unless it was resolved, and reports whether it did.
@@ -191,7 +209,7 @@ func (c *Call) Release() {
 	default:
 	}
 	t.mu.Unlock()
-	c.table, c.resolved, c.err = nil, false, nil
+	c.table, c.resolved, c.err, c.Note = nil, false, nil, nil
 	c.result, c.errObj = c.result[:0], c.errObj[:0]
 	if cap(c.result) > maxKeptAnswer {
 		c.result = nil
@@ -218,6 +236,24 @@ func (t *Table) Fail(c *Call, err error) bool {
 	return true
 }
 
+// FailID fails the call whose id is the raw JSON id with err, unless it
+// was answered or given up already, and reports whether it did.
+func (t *Table) FailID(id []byte, err error) bool {
+	n, ok := t.parseID(id)
+	if !ok {
+		return false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	c := t.calls[n]
+	if c == nil {
+		return false
+	}
+	delete(t.calls, n)
+	c.resolve(err)
+	return true
+}
+
 // Pending returns the calls still awaiting answers, in no order. A client
 // that lost its connection goes through them to resend some and Fail the
 // others.
@@ -229,6 +265,41 @@ func (t *Table) Pending() []*Call {
 		out = append(out, c)
 	}
 	return out
+}
+
+// Sweep calls f, under the table's lock, for each call awaiting its
+// answer, and fails those for which f returns an error with it. A client
+// that lost its connection sweeps its calls to fail those whose outcome is
+// unknown and keep the others for the next connection. f must not use the
+// table.
+func (t *Table) Sweep(f func(c *Call) error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for n, c := range t.calls {
+		if err := f(c); err != nil {
+			delete(t.calls, n)
+			c.resolve(err)
+		}
+	}
+}
+
+// SetDeliverHook sets f, which Deliver calls under the table's lock for
+// each call it resolves, with the answer's raw result, before the call's
+// waiter wakes: the owner acts on answers in the order they arrive (a
+// client registers a subscription before it reads the next message). f
+// must not use the table. It is set before the table is used.
+func (t *Table) SetDeliverHook(f func(c *Call, result []byte)) { t.onDeliver = f }
+
+// Issued reports whether id is one this table handed out, answered or
+// not: an answer with another id cannot be a late one.
+func (t *Table) Issued(id []byte) bool {
+	n, ok := t.parseID(id)
+	if !ok {
+		return false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return n <= t.next
 }
 
 // Len returns the number of calls awaiting answers.

@@ -30,6 +30,11 @@ type Reader struct {
 	borrowed *[]byte         // the buffer unread points into, when borrowed
 	unread   []byte          // bytes read and not yet taken
 
+	// readRaw's state, kept here so that a read allocates nothing.
+	readFD func(fd uintptr) bool // r.readDescriptor, made once
+	rawN   int
+	rawErr error
+
 	// BeforeRead, when set, is called each time the reader is about to read
 	// the connection because nothing is buffered, which may wait for the
 	// network: the owner can finish work it batched while bytes kept
@@ -44,6 +49,7 @@ func New(conn net.Conn, early []byte) *Reader {
 	if sc, ok := conn.(syscall.Conn); ok && canReadRaw {
 		if raw, err := sc.SyscallConn(); err == nil {
 			r.raw = raw
+			r.readFD = r.readDescriptor
 		}
 	}
 	return r

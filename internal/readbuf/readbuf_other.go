@@ -10,3 +10,6 @@ const canReadRaw = false
 
 // readRaw is never called where canReadRaw is false.
 func (r *Reader) readRaw() (int, error) { panic("readbuf: no direct reads on this platform") }
+
+// readDescriptor is never called where canReadRaw is false.
+func (r *Reader) readDescriptor(uintptr) bool { panic("readbuf: no direct reads on this platform") }

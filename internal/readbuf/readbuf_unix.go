@@ -16,28 +16,30 @@ const canReadRaw = true
 // readRaw waits until the descriptor is readable, then borrows a buffer
 // and reads into it.
 func (r *Reader) readRaw() (int, error) {
-	var n int
-	var readErr error
-	err := r.raw.Read(func(fd uintptr) bool {
-		buf := buffers.Get().(*[]byte)
-		for {
-			n, readErr = syscall.Read(int(fd), *buf)
-			if readErr != syscall.EINTR {
-				break
-			}
-		}
-		if readErr == syscall.EAGAIN {
-			buffers.Put(buf)
-			return false // wait for the poller
-		}
-		r.borrowed = buf
-		return true
-	})
-	if err != nil {
+	r.rawN, r.rawErr = 0, nil
+	if err := r.raw.Read(r.readFD); err != nil {
 		return 0, err
 	}
-	if readErr != nil {
-		return 0, os.NewSyscallError("read", readErr)
+	if r.rawErr != nil {
+		return 0, os.NewSyscallError("read", r.rawErr)
 	}
-	return n, nil
+	return r.rawN, nil
+}
+
+// readDescriptor is readRaw's callback: it reads fd into a borrowed
+// buffer, and reports false (wait for the poller) when nothing is there.
+func (r *Reader) readDescriptor(fd uintptr) bool {
+	buf := buffers.Get().(*[]byte)
+	for {
+		r.rawN, r.rawErr = syscall.Read(int(fd), *buf)
+		if r.rawErr != syscall.EINTR {
+			break
+		}
+	}
+	if r.rawErr == syscall.EAGAIN {
+		buffers.Put(buf)
+		return false
+	}
+	r.borrowed = buf
+	return true
 }

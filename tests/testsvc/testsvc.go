@@ -17,7 +17,9 @@ func init() {
 	caddy.RegisterModule(Service{})
 }
 
-// Service serves sleep(ms, key), panic() and echo(v).
+// Service serves sleep(ms, key), panic(), echo(v) and ask(q), which
+// asks the client over its connection (client_answer(q)) and answers
+// what the client said.
 type Service struct{}
 
 // CaddyModule returns the Caddy module information.
@@ -28,7 +30,7 @@ func (Service) CaddyModule() caddy.ModuleInfo {
 	}
 }
 
-// RegisterMethods registers sleep, panic and echo into s.
+// RegisterMethods registers sleep, panic, echo and ask into s.
 func (Service) RegisterMethods(s *rpccore.Server) error {
 	return s.RegisterMethods(rpccore.Methods{
 		"sleep": rpccore.Func2(Sleep, "ms", "key").Default("key", "").Blocking(),
@@ -36,6 +38,7 @@ func (Service) RegisterMethods(s *rpccore.Server) error {
 		"echo": rpccore.Func1(func(_ context.Context, v rpccore.RawJSON) (rpccore.RawJSON, error) {
 			return v, nil
 		}, "v"),
+		"ask": rpccore.Func1(Ask, "q").Blocking(),
 	})
 }
 
@@ -61,6 +64,24 @@ func Sleep(ctx context.Context, ms int, key string) (int, error) {
 	case <-ctx.Done():
 		return 0, ctx.Err()
 	}
+}
+
+// Ask notifies the client (client_note("asked " + q)), calls
+// client_answer(q) on it and returns "client said " + its answer. Over HTTP
+// there is no client to ask: it answers an error.
+func Ask(ctx context.Context, q string) (string, error) {
+	p := rpccore.PeerFrom(ctx)
+	if p == nil {
+		return "", &rpccore.Error{Code: rpccore.CodeServerError, Message: "ask needs a WebSocket or stream connection"}
+	}
+	if err := p.Notify("client_note", []string{"asked " + q}); err != nil {
+		return "", err
+	}
+	var answer string
+	if err := p.Call(ctx, "client_answer", []string{q}, &answer); err != nil {
+		return "", err
+	}
+	return "client said " + answer, nil
 }
 
 // Interface guards

@@ -1,0 +1,83 @@
+package pending
+
+import (
+	"context"
+	"errors"
+	"testing"
+)
+
+func TestAbsentMembersStayAbsentAcrossReuse(t *testing.T) {
+	tab := New("")
+	for round, answer := range []struct{ result, errObj string }{
+		{"", `{"code":1,"message":"x"}`},
+		{`7`, ""},
+		{"", `{"code":2,"message":"y"}`},
+	} {
+		c, _ := tab.Open()
+		var result, errObj []byte
+		if answer.result != "" {
+			result = []byte(answer.result)
+		}
+		if answer.errObj != "" {
+			errObj = []byte(answer.errObj)
+		}
+		tab.Deliver(c.ID(), result, errObj)
+		res, e, err := c.Wait(context.Background())
+		if err != nil || (res == nil) != (result == nil) || (e == nil) != (errObj == nil) ||
+			string(res) != answer.result || string(e) != answer.errObj {
+			t.Fatalf("round %d: result %q error %q (%v)", round, res, e, err)
+		}
+		c.Release()
+	}
+}
+
+func TestSweepFailsChosenCalls(t *testing.T) {
+	tab := New("")
+	keep, _ := tab.Open()
+	drop, _ := tab.Open()
+	keep.Note, drop.Note = "keep", "drop"
+	lost := errors.New("lost")
+	tab.Sweep(func(c *Call) error {
+		if c.Note == "drop" {
+			return lost
+		}
+		return nil
+	})
+	if _, _, err := drop.Wait(context.Background()); err != lost {
+		t.Fatalf("swept call: %v", err)
+	}
+	if tab.Len() != 1 || !tab.Deliver(keep.ID(), []byte(`1`), nil) {
+		t.Fatal("the kept call is not waiting")
+	}
+}
+
+func TestDeliverHookSeesTheCallFirst(t *testing.T) {
+	tab := New("")
+	var seen string
+	tab.SetDeliverHook(func(c *Call, result []byte) { seen = c.Note.(string) + "=" + string(result) })
+	c, _ := tab.Open()
+	c.Note = "sub"
+	tab.Deliver(c.ID(), []byte(`"0x1"`), nil)
+	if seen != `sub="0x1"` {
+		t.Fatalf("hook saw %q", seen)
+	}
+}
+
+func TestIssuedAndFailID(t *testing.T) {
+	tab := New("")
+	a, _ := tab.Open()
+	if !tab.Issued([]byte("1")) || tab.Issued([]byte("2")) || tab.Issued([]byte(`"1"`)) {
+		t.Fatal("Issued is wrong")
+	}
+	gone := errors.New("gone")
+	if !tab.FailID([]byte("1"), gone) || tab.FailID([]byte("1"), gone) {
+		t.Fatal("FailID is wrong")
+	}
+	if _, _, err := a.Wait(context.Background()); err != gone {
+		t.Fatalf("failed call: %v", err)
+	}
+	a.Release()
+	if !tab.Issued([]byte("1")) {
+		t.Fatal("an answered id is no longer issued")
+	}
+}

@@ -1,0 +1,310 @@
+package rpcclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"sync"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/internal/pending"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
+)
+
+// Client is a connection to a JSON-RPC 2.0 server. It is safe for
+// concurrent use.
+type Client struct {
+	opts     options
+	calls    *pending.Table  // every call the client awaits, across connections
+	handlers *rpccore.Server // the methods the server may call
+	http     *httpTransport  // set for http:// and https://; nil for connections
+
+	// Connections (WebSocket and streams).
+	dial    dialFunc
+	queue   *sendQueue
+	subs    subscriptionTable
+	slots   chan struct{}  // bounds the server's calls running at once
+	serving sync.WaitGroup // the server's calls running
+	stateMu sync.Mutex
+	state   State
+
+	ctx     context.Context // ends when the client closes
+	cancel  context.CancelFunc
+	done    chan struct{} // closed once the client's goroutine has ended
+	closeMu sync.Once
+}
+
+// Dial connects to the server at rawURL: http:// or https:// (a POST per
+// call or batch), ws:// or wss:// (WebSocket), tcp://host:port or
+// tls://host:port (values back to back, as this module's stream
+// listeners and go-ethereum's IPC speak), unix:///path or a bare path (a
+// unix socket). Over connections, Dial makes the first one and fails when
+// it cannot; later losses are redialled. ctx bounds the first dial only.
+func Dial(ctx context.Context, rawURL string, opts ...Option) (*Client, error) {
+	o := defaultOptions()
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	u, err := parseTarget(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	handlers := rpccore.NewServer()
+	if err := handlers.RegisterMethods(o.methods); err != nil {
+		return nil, err
+	}
+	c := &Client{opts: o, calls: pending.New(""), handlers: handlers, done: make(chan struct{})}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	if u.Scheme == "http" || u.Scheme == "https" {
+		c.http = newHTTPTransport(u, &c.opts, c.calls)
+		close(c.done)
+		return c, nil
+	}
+	if c.dial, err = dialerFor(u, &c.opts); err != nil {
+		return nil, err
+	}
+	first, err := c.dial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.queue = newSendQueue()
+	c.subs.init()
+	c.slots = make(chan struct{}, o.maxServerCalls)
+	c.calls.SetDeliverHook(c.delivered)
+	go c.run(first)
+	return c, nil
+}
+
+// check refuses options that cannot work.
+func (o *options) check() error {
+	switch {
+	case o.maxMessage <= 0:
+		return errors.New("rpcclient: WithMaxMessage needs a positive size")
+	case o.backoffMin <= 0 || o.backoffMax < o.backoffMin:
+		return errors.New("rpcclient: WithBackoff needs 0 < min <= max")
+	case o.maxResends < 0:
+		return errors.New("rpcclient: WithMaxResends needs 0 or more")
+	case o.maxServerCalls <= 0:
+		return errors.New("rpcclient: WithMaxServerCalls needs 1 or more")
+	case o.batchWindow < 0, o.writeTimeout <= 0:
+		return errors.New("rpcclient: durations must not be negative")
+	}
+	return nil
+}
+
+// parseTarget parses what Dial was given; a bare path is a unix socket.
+func parseTarget(raw string) (*url.URL, error) {
+	if raw == "" {
+		return nil, errors.New("rpcclient: no URL to dial")
+	}
+	if raw[0] == '/' || raw[0] == '.' {
+		return &url.URL{Scheme: "unix", Path: raw}, nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("rpcclient: %w", err)
+	}
+	return u, nil
+}
+
+// Close ends the client: calls under way fail with ErrClientClosed,
+// subscriptions end, the connection closes and the client's goroutines
+// end before it returns. It may be called more than once.
+func (c *Client) Close() {
+	c.closeMu.Do(func() {
+		c.cancel()
+		<-c.done
+		c.calls.Close(ErrClientClosed)
+		if c.http != nil {
+			c.http.close()
+		}
+	})
+}
+
+// request is one call on its way: its entry in the table of pending
+// calls, the message that carries it, and what a reconnect needs.
+type request struct {
+	call       *pending.Call
+	method     string
+	msg        []byte // the Request object, kept to be sent again
+	seq        uint64 // its number in the send queue; 0 before it is queued
+	sends      int    // how many times it was queued
+	idempotent bool
+	sub        *ClientSubscription // set for the calls that make a subscription
+}
+
+var requestPool = sync.Pool{New: func() any { return new(request) }}
+
+// open starts a call of method.
+func (c *Client) open(ctx context.Context, method string) (*request, error) {
+	if c.opts.failFast && c.State() != Connected {
+		if c.ctx.Err() != nil {
+			return nil, ErrClientClosed
+		}
+		return nil, ErrDisconnected
+	}
+	pc, err := c.calls.Open()
+	if err != nil {
+		return nil, err
+	}
+	r := requestPool.Get().(*request)
+	r.call, r.method = pc, method
+	r.idempotent = c.opts.isIdempotent(ctx, method)
+	pc.Note = r
+	return r, nil
+}
+
+// release hands a finished call back.
+func (c *Client) release(r *request) {
+	r.call.Release()
+	r.call, r.sub, r.seq, r.sends = nil, nil, 0, 0
+	if cap(r.msg) > maxKeptMessage {
+		r.msg = nil
+	}
+	requestPool.Put(r)
+}
+
+// maxKeptMessage bounds the buffers kept for the next call or read.
+const maxKeptMessage = 64 << 10
+
+// send queues r's message.
+func (c *Client) send(r *request) {
+	c.queue.mu.Lock()
+	r.seq = c.queue.pushLocked(r.msg)
+	r.sends++
+	c.queue.mu.Unlock()
+}
+
+// await waits for r's answer and decodes it into result.
+func (c *Client) await(ctx context.Context, r *request, result any) error {
+	res, err := c.answer(ctx, r)
+	if err != nil {
+		return err
+	}
+	return decodeResult(res, result)
+}
+
+// answer waits for r's answer and returns its raw result (valid until r
+// is released), or its error.
+func (c *Client) answer(ctx context.Context, r *request) ([]byte, error) {
+	res, errObj, err := r.call.Wait(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			c.queue.cancel(r.seq)
+		}
+		return nil, err
+	}
+	if err := answerError(res, errObj); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// Call calls method with args and decodes the result into result (a
+// pointer; nil drops it). Args are sent as the params array; one Named or
+// ByName argument sends them by name. An error answer is returned as an
+// *rpccore.Error. It waits until the answer comes or ctx ends.
+func (c *Client) Call(ctx context.Context, result any, method string, args ...any) error {
+	if c.http != nil {
+		return c.http.call(ctx, result, method, args)
+	}
+	r, res, err := c.roundTrip(ctx, method, args)
+	if err == nil {
+		err = decodeResult(res, result)
+	}
+	if r != nil {
+		c.release(r)
+	}
+	return err
+}
+
+// roundTrip sends a call and waits for its answer, returning its raw
+// result. The request, when not nil, is released by the caller once the
+// result is decoded.
+func (c *Client) roundTrip(ctx context.Context, method string, args []any) (*request, []byte, error) {
+	r, err := c.open(ctx, method)
+	if err != nil {
+		return nil, nil, err
+	}
+	if r.msg, err = appendRequest(r.msg[:0], method, r.call.ID(), args); err != nil {
+		return r, nil, err
+	}
+	c.send(r)
+	res, err := c.answer(ctx, r)
+	return r, res, err
+}
+
+// CallT calls method with args and returns its result as a T. A T that
+// holds no pointers is decoded without an allocation.
+func CallT[T any](ctx context.Context, c *Client, method string, args ...any) (T, error) {
+	if c.http != nil {
+		return callHTTP[T](ctx, c.http, method, args)
+	}
+	var result T
+	r, res, err := c.roundTrip(ctx, method, args)
+	if err == nil {
+		err = decodeTyped(res, &result)
+	}
+	if r != nil {
+		c.release(r)
+	}
+	return result, err
+}
+
+// callHTTP is CallT over HTTP, apart so that CallT's result stays on the
+// stack.
+func callHTTP[T any](ctx context.Context, t *httpTransport, method string, args []any) (T, error) {
+	var result T
+	err := t.call(ctx, &result, method, args)
+	return result, err
+}
+
+// Notify sends a notification of method with args: a call without an
+// answer. Over connections it returns once the notification is queued
+// (while the connection is down, it waits for the next one, unless
+// WithFailFast); over HTTP once the server took it.
+func (c *Client) Notify(ctx context.Context, method string, args ...any) error {
+	msg, err := appendRequest(nil, method, nil, args)
+	if err != nil {
+		return err
+	}
+	if c.http != nil {
+		return c.http.notify(ctx, msg)
+	}
+	if c.ctx.Err() != nil {
+		return ErrClientClosed
+	}
+	if c.opts.failFast && c.State() != Connected {
+		return ErrDisconnected
+	}
+	c.queue.push(msg)
+	return nil
+}
+
+// State returns where the client's connection stands (Connected for
+// HTTP until Close).
+func (c *Client) State() State {
+	if c.http != nil {
+		if c.ctx.Err() != nil {
+			return Closed
+		}
+		return Connected
+	}
+	c.stateMu.Lock()
+	defer c.stateMu.Unlock()
+	return c.state
+}
+
+// setState records and reports a change of state.
+func (c *Client) setState(s State, cause error) {
+	c.stateMu.Lock()
+	changed := c.state != s
+	c.state = s
+	c.stateMu.Unlock()
+	if changed && c.opts.stateFunc != nil {
+		c.opts.stateFunc(s, cause)
+	}
+}

@@ -1,0 +1,181 @@
+package rpcclient
+
+// connect.go keeps the client's connection: it writes what is queued,
+// reads on a second goroutine, and when the connection is lost it settles
+// the calls the connection carried and redials.
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/internal/pending"
+)
+
+// messageConn is one connection: WebSocket or stream.
+type messageConn interface {
+	ReadMessage(ctx context.Context, dst []byte) ([]byte, error)
+	WriteMessage(ctx context.Context, msg []byte) error
+	Flush(ctx context.Context) error
+	// Close closes the connection; a ReadMessage under way returns.
+	Close() error
+}
+
+// dialFunc makes a new connection.
+type dialFunc func(ctx context.Context) (messageConn, error)
+
+// run serves connections until the client closes, starting with first.
+func (c *Client) run(first messageConn) {
+	defer close(c.done)
+	defer c.shutdown()
+	mc := first
+	for {
+		c.setState(Connected, nil)
+		cause := c.serve(mc)
+		if c.ctx.Err() != nil {
+			return
+		}
+		c.lost(cause)
+		c.setState(Reconnecting, cause)
+		if mc = c.redial(); mc == nil {
+			return
+		}
+		c.subs.remakeAll(c)
+	}
+}
+
+// serve writes what is queued to mc until reading or writing fails or the
+// client closes, and returns why it stopped, once mc is closed and its
+// reader has ended.
+func (c *Client) serve(mc messageConn) error {
+	readErr := make(chan error, 1)
+	go func() { readErr <- c.readLoop(mc) }()
+	var (
+		buf  []byte
+		msgs []queuedMessage
+		err  error
+	)
+	for err == nil {
+		select {
+		case <-c.queue.wake:
+		case err = <-readErr:
+			_ = mc.Close()
+			return err
+		case <-c.ctx.Done():
+			if clean, ok := mc.(interface{ closeCleanly(<-chan error) }); ok {
+				clean.closeCleanly(readErr)
+			} else {
+				_ = mc.Close()
+				<-readErr
+			}
+			return ErrClientClosed
+		}
+		buf, msgs = c.queue.take(buf, msgs)
+		err = c.write(mc, buf, msgs)
+	}
+	_ = mc.Close()
+	<-readErr
+	return err
+}
+
+// write writes the messages taken from the queue in one flush.
+func (c *Client) write(mc messageConn, buf []byte, msgs []queuedMessage) error {
+	n := 0
+	for _, m := range msgs {
+		if m.dead {
+			continue
+		}
+		if err := mc.WriteMessage(c.ctx, buf[m.start:m.end]); err != nil {
+			return err
+		}
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	return mc.Flush(c.ctx)
+}
+
+// readLoop reads and dispatches messages until reading fails or a message
+// cannot be trusted.
+func (c *Client) readLoop(mc messageConn) error {
+	var msg []byte
+	for {
+		if cap(msg) > maxKeptMessage {
+			msg = nil
+		}
+		var err error
+		if msg, err = mc.ReadMessage(c.ctx, msg[:0]); err != nil {
+			if errTooLarge(err) {
+				return fmt.Errorf("%w (%d bytes): %w", ErrAnswerTooLarge, c.opts.maxMessage, err)
+			}
+			return err
+		}
+		if err := c.dispatch(msg); err != nil {
+			return err
+		}
+	}
+}
+
+// lost settles the calls of a lost connection: those it took that may be
+// sent again are queued again; the others it took fail with an unknown
+// outcome; those it did not take stay queued for the next connection.
+func (c *Client) lost(cause error) {
+	q := c.queue
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	taken := q.taken
+	c.calls.Sweep(func(pc *pending.Call) error {
+		r := pc.Note.(*request)
+		if r.seq == 0 || r.seq > taken {
+			return nil
+		}
+		if r.idempotent && len(r.msg) > 0 && r.sends <= c.opts.maxResends {
+			r.seq = q.pushLocked(r.msg)
+			r.sends++
+			return nil
+		}
+		return &OutcomeUnknownError{Method: r.method, Cause: cause}
+	})
+}
+
+// redial dials until it connects, waiting between tries as WithBackoff
+// says, and returns nil when the client closes meanwhile.
+func (c *Client) redial() messageConn {
+	wait := c.opts.backoffMin
+	for {
+		timer := time.NewTimer(jitter(wait))
+		select {
+		case <-c.ctx.Done():
+			timer.Stop()
+			return nil
+		case <-timer.C:
+		}
+		dialCtx, cancel := context.WithTimeout(c.ctx, max(c.opts.backoffMax, 10*time.Second))
+		mc, err := c.dial(dialCtx)
+		cancel()
+		if err == nil {
+			return mc
+		}
+		if c.ctx.Err() != nil {
+			return nil
+		}
+		c.setState(Reconnecting, err)
+		wait = min(2*wait, c.opts.backoffMax)
+	}
+}
+
+// jitter draws a wait between half and all of d.
+func jitter(d time.Duration) time.Duration {
+	return d/2 + rand.N(d/2+1)
+}
+
+// shutdown ends what the client's goroutine leaves behind when the client
+// closes.
+func (c *Client) shutdown() {
+	c.serving.Wait()
+	c.calls.Close(ErrClientClosed)
+	c.subs.endAll(ErrClientClosed)
+	c.setState(Closed, nil)
+}
