@@ -18,8 +18,8 @@ import (
 
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpcclient"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
 )
 
 // dialOurs dials url with rpcclient, trusting Caddy's internal CA.
