@@ -134,6 +134,7 @@ type request struct {
 	sends      int    // how many times it was queued
 	idempotent bool
 	sub        *ClientSubscription // set for the calls that make a subscription
+	async      *AsyncCall          // set for the calls made with Go
 }
 
 var requestPool = sync.Pool{New: func() any { return new(request) }}
@@ -160,7 +161,7 @@ func (c *Client) open(ctx context.Context, method string) (*request, error) {
 // release hands a finished call back.
 func (c *Client) release(r *request) {
 	r.call.Release()
-	r.call, r.sub, r.seq, r.sends = nil, nil, 0, 0
+	r.call, r.sub, r.async, r.seq, r.sends = nil, nil, nil, 0, 0
 	if cap(r.msg) > maxKeptMessage {
 		r.msg = nil
 	}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"time"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/internal/pending"
@@ -71,6 +72,9 @@ func (c *Client) serve(mc messageConn) error {
 			}
 			return ErrClientClosed
 		}
+		// Callers woken by the answers just read are about to queue
+		// their next calls: let them, so that they leave together.
+		runtime.Gosched()
 		buf, msgs = c.queue.take(buf, msgs)
 		err = c.write(mc, buf, msgs)
 	}
@@ -115,6 +119,7 @@ func (c *Client) readLoop(mc messageConn) error {
 		if err := c.dispatch(msg); err != nil {
 			return err
 		}
+		c.finishAsync() // the calls made with Go that the message answered
 	}
 }
 
@@ -124,7 +129,6 @@ func (c *Client) readLoop(mc messageConn) error {
 func (c *Client) lost(cause error) {
 	q := c.queue
 	q.mu.Lock()
-	defer q.mu.Unlock()
 	taken := q.taken
 	c.calls.Sweep(func(pc *pending.Call) error {
 		r := pc.Note.(*request)
@@ -138,6 +142,8 @@ func (c *Client) lost(cause error) {
 		}
 		return &OutcomeUnknownError{Method: r.method, Cause: cause}
 	})
+	q.mu.Unlock()
+	c.finishAsync()
 }
 
 // redial dials until it connects, waiting between tries as WithBackoff
@@ -174,8 +180,9 @@ func jitter(d time.Duration) time.Duration {
 // shutdown ends what the client's goroutine leaves behind when the client
 // closes.
 func (c *Client) shutdown() {
-	c.serving.Wait()
 	c.calls.Close(ErrClientClosed)
+	c.finishAsync()
+	c.serving.Wait()
 	c.subs.endAll(ErrClientClosed)
 	c.setState(Closed, nil)
 }

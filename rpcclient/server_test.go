@@ -95,6 +95,11 @@ func (s *streamServer) serve(l net.Listener) {
 				return
 			}
 			s.mu.Lock()
+			if s.l != l { // stopped meanwhile
+				s.mu.Unlock()
+				_ = nc.Close()
+				return
+			}
 			s.conns[nc] = struct{}{}
 			s.mu.Unlock()
 			s.wg.Go(func() {

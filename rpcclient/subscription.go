@@ -99,6 +99,7 @@ func (c *Client) subscribe(ctx context.Context, s *ClientSubscription, params []
 	}
 	defer c.release(r)
 	r.sub, r.idempotent = s, true // a subscription lost with its connection is made again
+	r.call.Hooked = true          // its answer binds the id (delivered)
 	r.msg = appendRequestParams(r.msg[:0], r.method, r.call.ID(), params)
 	c.send(r)
 	if err := c.await(ctx, r, nil); err != nil {

@@ -55,8 +55,14 @@ func TestDeliverHookSeesTheCallFirst(t *testing.T) {
 	tab := New("")
 	var seen string
 	tab.SetDeliverHook(func(c *Call, result []byte) { seen = c.Note.(string) + "=" + string(result) })
+	plain, _ := tab.Open()
+	plain.Note = "plain"
+	tab.Deliver(plain.ID(), []byte(`1`), nil)
+	if seen != "" {
+		t.Fatalf("the hook saw a call not hooked: %q", seen)
+	}
 	c, _ := tab.Open()
-	c.Note = "sub"
+	c.Note, c.Hooked = "sub", true
 	tab.Deliver(c.ID(), []byte(`"0x1"`), nil)
 	if seen != `sub="0x1"` {
 		t.Fatalf("hook saw %q", seen)

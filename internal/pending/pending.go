@@ -13,29 +13,51 @@ import (
 	"errors"
 	"strconv"
 	"sync"
+	"sync/atomic"
 )
 
 // ErrClosed is what a call gets from a table closed without a reason.
 var ErrClosed = errors.New("pending: connection closed")
 
 // Table holds the calls awaiting answers. Its zero value is not ready: use
-// New. It is safe for concurrent use.
+// New. It is safe for concurrent use: its calls are spread over shards,
+// each with a lock of its own, so that callers opening calls and the
+// reader delivering answers seldom wait for one another.
 type Table struct {
-	prefix string // ids are JSON strings "<prefix><n>" when set, integers otherwise
-
-	mu        sync.Mutex
-	next      uint64
-	calls     map[uint64]*Call
-	closed    error                        // set once Close has been called
+	prefix    string                       // ids are JSON strings "<prefix><n>" when set, integers otherwise
+	next      atomic.Uint64                // the number of the last call opened
+	shards    [shardCount]shard            // calls by number, n % shardCount
 	onDeliver func(c *Call, result []byte) // see SetDeliverHook
+
+	finMu     sync.Mutex
+	finished  []*Call      // Async calls resolved, for Finished
+	nFinished atomic.Int32 // len(finished), read without the lock
+}
+
+// shardCount is the number of shards of a table.
+const shardCount = 16
+
+// shard is one lock's share of a table's calls.
+type shard struct {
+	mu     sync.Mutex
+	calls  map[uint64]*Call
+	closed error    // set once Close has been called
+	_      [24]byte // keeps neighbouring shards' locks off one cache line
 }
 
 // New returns an empty table. Its ids are the JSON strings "<prefix>1",
 // "<prefix>2", ... when prefix is not empty, and the integers 1, 2, ...
 // when it is.
 func New(prefix string) *Table {
-	return &Table{prefix: prefix, calls: map[uint64]*Call{}}
+	t := &Table{prefix: prefix}
+	for i := range t.shards {
+		t.shards[i].calls = map[uint64]*Call{}
+	}
+	return t
 }
+
+// shardOf returns the shard of call number n.
+func (t *Table) shardOf(n uint64) *shard { return &t.shards[n%shardCount] }
 
 // Call is one call awaiting its answer. After Wait returns, the caller
 // reads the answer and then hands the Call back with Release.
@@ -44,13 +66,20 @@ type Call struct {
 	// The table never reads it; a deliver hook and Sweep may, under the
 	// table's lock, while the call waits.
 	Note any
+	// Hooked makes Deliver call the table's deliver hook for this call.
+	Hooked bool
+	// Async makes the call's resolution add it to the table's finished
+	// calls (Finished) instead of waking a waiter: its owner never Waits.
+	Async bool
 
 	table *Table
 	n     uint64
 	id    []byte        // the id as JSON text
 	done  chan struct{} // holds one token once the call is resolved
 
-	// Set, under the table's lock, when the call is resolved.
+	waited bool // Wait took the answer: the call left the table
+
+	// Set, under the table's lock (its shard's), when the call is resolved.
 	resolved bool
 	result   []byte
 	errObj   []byte
@@ -63,18 +92,19 @@ var callPool = sync.Pool{New: func() any { return &Call{done: make(chan struct{}
 // is closed.
 func (t *Table) Open() (*Call, error) {
 	c := callPool.Get().(*Call)
-	t.mu.Lock()
-	if t.closed != nil {
-		err := t.closed
-		t.mu.Unlock()
+	n := t.next.Add(1)
+	sh := t.shardOf(n)
+	sh.mu.Lock()
+	if sh.closed != nil {
+		err := sh.closed
+		sh.mu.Unlock()
 		callPool.Put(c)
 		return nil, err
 	}
-	t.next++
-	c.table, c.n = t, t.next
-	c.id = t.appendID(c.id[:0], c.n)
-	t.calls[c.n] = c
-	t.mu.Unlock()
+	c.table, c.n = t, n
+	c.id = t.appendID(c.id[:0], n)
+	sh.calls[n] = c
+	sh.mu.Unlock()
 	return c, nil
 }
 
@@ -129,14 +159,15 @@ func (t *Table) Deliver(id, result, errObj []byte) bool {
 	if !ok {
 		return false
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	c := t.calls[n]
+	sh := t.shardOf(n)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	c := sh.calls[n]
 	if c == nil {
 		return false
 	}
-	delete(t.calls, n)
-	if t.onDeliver != nil {
+	delete(sh.calls, n)
+	if c.Hooked && t.onDeliver != nil {
 		t.onDeliver(c, result)
 	}
 	if result != nil {
@@ -153,7 +184,41 @@ func (t *Table) Deliver(id, result, errObj []byte) bool {
 // caller holds the table's lock.
 func (c *Call) resolve(err error) {
 	c.resolved, c.err = true, err
+	if c.Async {
+		t := c.table
+		t.finMu.Lock()
+		t.finished = append(t.finished, c)
+		t.nFinished.Store(int32(len(t.finished)))
+		t.finMu.Unlock()
+		return
+	}
 	c.done <- struct{}{}
+}
+
+// Finished appends the Async calls resolved since it was last called to
+// dst, and returns it. Their owner reads each answer with Answer, then
+// Releases the call.
+func (t *Table) Finished(dst []*Call) []*Call {
+	if t.nFinished.Load() == 0 {
+		return dst
+	}
+	t.finMu.Lock()
+	dst = append(dst, t.finished...)
+	clear(t.finished)
+	t.finished = t.finished[:0]
+	t.nFinished.Store(0)
+	t.finMu.Unlock()
+	return dst
+}
+
+// Answer returns the answer of an Async call that Finished returned, as
+// Wait returns it.
+func (c *Call) Answer() (result, errObj []byte, err error) {
+	c.waited = true
+	if c.err != nil {
+		return nil, nil, c.err
+	}
+	return present(c.result), present(c.errObj), nil
 }
 
 // Wait waits for the call's answer until ctx ends. It returns the raw
@@ -161,15 +226,20 @@ func (c *Call) resolve(err error) {
 // error that failed the call: the table's close reason, or ctx's error,
 // in which case the call is given up and a late answer is ignored.
 func (c *Call) Wait(ctx context.Context) (result, errObj []byte, err error) {
-	select {
-	case <-c.done:
-	case <-ctx.Done():
-		if !c.table.forget(c) {
-			<-c.done // resolved meanwhile: take the answer
-			break
+	if done := ctx.Done(); done == nil {
+		<-c.done
+	} else {
+		select {
+		case <-c.done:
+		case <-done:
+			if !c.table.forget(c) {
+				<-c.done // resolved meanwhile: take the answer
+				break
+			}
+			return nil, nil, ctx.Err()
 		}
-		return nil, nil, ctx.Err()
 	}
+	c.waited = true
 	if c.err != nil {
 		return nil, nil, c.err
 	}
@@ -187,12 +257,13 @@ func present(member []byte) []byte {
 
 // forget removes c unless it was resolved, and reports whether it did.
 func (t *Table) forget(c *Call) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	sh := t.shardOf(c.n)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
 	if c.resolved {
 		return false
 	}
-	delete(t.calls, c.n)
+	delete(sh.calls, c.n)
 	c.resolved = true // given up: nothing will resolve it now
 	return true
 }
@@ -201,15 +272,18 @@ func (t *Table) forget(c *Call) bool {
 // instead of Wait when the request could not be sent). A call still
 // waiting is given up.
 func (c *Call) Release() {
-	t := c.table
-	t.forget(c)
-	t.mu.Lock()
-	select {
-	case <-c.done: // resolved and never waited for
-	default:
+	if !c.waited {
+		t := c.table
+		t.forget(c)
+		sh := t.shardOf(c.n)
+		sh.mu.Lock()
+		select {
+		case <-c.done: // resolved and never waited for
+		default:
+		}
+		sh.mu.Unlock()
 	}
-	t.mu.Unlock()
-	c.table, c.resolved, c.err, c.Note = nil, false, nil, nil
+	c.table, c.resolved, c.err, c.Note, c.Hooked, c.Async, c.waited = nil, false, nil, nil, false, false, false
 	c.result, c.errObj = c.result[:0], c.errObj[:0]
 	if cap(c.result) > maxKeptAnswer {
 		c.result = nil
@@ -226,12 +300,13 @@ const maxKeptAnswer = 64 << 10
 // Fail resolves c with err, as the connection that carried it failed,
 // unless it was answered already. It reports whether it did.
 func (t *Table) Fail(c *Call, err error) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if c.resolved || t.calls[c.n] != c {
+	sh := t.shardOf(c.n)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if c.resolved || sh.calls[c.n] != c {
 		return false
 	}
-	delete(t.calls, c.n)
+	delete(sh.calls, c.n)
 	c.resolve(err)
 	return true
 }
@@ -243,13 +318,14 @@ func (t *Table) FailID(id []byte, err error) bool {
 	if !ok {
 		return false
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	c := t.calls[n]
+	sh := t.shardOf(n)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	c := sh.calls[n]
 	if c == nil {
 		return false
 	}
-	delete(t.calls, n)
+	delete(sh.calls, n)
 	c.resolve(err)
 	return true
 }
@@ -258,33 +334,39 @@ func (t *Table) FailID(id []byte, err error) bool {
 // that lost its connection goes through them to resend some and Fail the
 // others.
 func (t *Table) Pending() []*Call {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	out := make([]*Call, 0, len(t.calls))
-	for _, c := range t.calls {
-		out = append(out, c)
+	var out []*Call
+	for i := range t.shards {
+		sh := &t.shards[i]
+		sh.mu.Lock()
+		for _, c := range sh.calls {
+			out = append(out, c)
+		}
+		sh.mu.Unlock()
 	}
 	return out
 }
 
-// Sweep calls f, under the table's lock, for each call awaiting its
+// Sweep calls f, under the table's lock (its shard's), for each call awaiting its
 // answer, and fails those for which f returns an error with it. A client
 // that lost its connection sweeps its calls to fail those whose outcome is
 // unknown and keep the others for the next connection. f must not use the
 // table.
 func (t *Table) Sweep(f func(c *Call) error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for n, c := range t.calls {
-		if err := f(c); err != nil {
-			delete(t.calls, n)
-			c.resolve(err)
+	for i := range t.shards {
+		sh := &t.shards[i]
+		sh.mu.Lock()
+		for n, c := range sh.calls {
+			if err := f(c); err != nil {
+				delete(sh.calls, n)
+				c.resolve(err)
+			}
 		}
+		sh.mu.Unlock()
 	}
 }
 
-// SetDeliverHook sets f, which Deliver calls under the table's lock for
-// each call it resolves, with the answer's raw result, before the call's
+// SetDeliverHook sets f, which Deliver calls under the table's lock (its shard's) for
+// each Hooked call it resolves, with the answer's raw result, before the call's
 // waiter wakes: the owner acts on answers in the order they arrive (a
 // client registers a subscription before it reads the next message). f
 // must not use the table. It is set before the table is used.
@@ -297,16 +379,19 @@ func (t *Table) Issued(id []byte) bool {
 	if !ok {
 		return false
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return n <= t.next
+	return n <= t.next.Load()
 }
 
 // Len returns the number of calls awaiting answers.
 func (t *Table) Len() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return len(t.calls)
+	n := 0
+	for i := range t.shards {
+		sh := &t.shards[i]
+		sh.mu.Lock()
+		n += len(sh.calls)
+		sh.mu.Unlock()
+	}
+	return n
 }
 
 // Close fails every waiting call with err (ErrClosed when nil) and makes
@@ -315,13 +400,16 @@ func (t *Table) Close(err error) {
 	if err == nil {
 		err = ErrClosed
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.closed == nil {
-		t.closed = err
-	}
-	for n, c := range t.calls {
-		delete(t.calls, n)
-		c.resolve(err)
+	for i := range t.shards {
+		sh := &t.shards[i]
+		sh.mu.Lock()
+		if sh.closed == nil {
+			sh.closed = err
+		}
+		for n, c := range sh.calls {
+			delete(sh.calls, n)
+			c.resolve(err)
+		}
+		sh.mu.Unlock()
 	}
 }

@@ -1,0 +1,117 @@
+package rpcclient
+
+// async.go lets one goroutine keep many calls in flight: Go starts a call
+// and returns; the call comes back on a channel when it ends, as with
+// net/rpc's Client.Go.
+
+import (
+	"context"
+	"sync"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/internal/pending"
+)
+
+// AsyncCall is a call made with Go.
+type AsyncCall struct {
+	// Method is the method called.
+	Method string
+	// Result is the pointer the result is decoded into (nil drops it).
+	Result any
+	// Error is the call's error once it is received from Done: an
+	// *rpccore.Error answered, a result that did not decode, or why the
+	// call could not complete (as Call's).
+	Error error
+	// Done receives the call when it ends.
+	Done chan *AsyncCall
+
+	mu       sync.Mutex
+	finished bool        // finishAsync has taken the call
+	stop     func() bool // stops the watch of the call's context
+}
+
+// Go starts a call of method with args and returns at once. When the call
+// ends (its answer came, ctx ended, or it failed as Call fails) its result
+// is decoded into result and it is sent on done. done must be buffered,
+// with room for every call sent on it and not yet received: a full done
+// holds up the calls of the same client that end after it. A nil done
+// gets a channel of capacity 1.
+func (c *Client) Go(ctx context.Context, done chan *AsyncCall, result any, method string, args ...any) *AsyncCall {
+	if done == nil {
+		done = make(chan *AsyncCall, 1)
+	}
+	a := &AsyncCall{Method: method, Result: result, Done: done}
+	if c.http != nil {
+		go func() {
+			a.Error = c.Call(ctx, result, method, args...)
+			done <- a
+		}()
+		return a
+	}
+	r, err := c.open(ctx, method)
+	if err == nil {
+		r.msg, err = appendRequest(r.msg[:0], method, r.call.ID(), args)
+		if err != nil {
+			c.release(r)
+		}
+	}
+	if err != nil {
+		a.Error = err
+		done <- a
+		return a
+	}
+	r.async, r.call.Async = a, true
+	if ctx.Done() == nil {
+		c.send(r)
+		return a
+	}
+	id := append([]byte(nil), r.call.ID()...) // r may be released once sent
+	c.send(r)
+	a.mu.Lock()
+	if !a.finished {
+		a.stop = context.AfterFunc(ctx, func() {
+			if c.calls.FailID(id, ctx.Err()) {
+				c.finishAsync()
+			}
+		})
+	}
+	a.mu.Unlock()
+	return a
+}
+
+// maxFinishedAtOnce bounds the calls finishAsync takes from the table at
+// a time, so that their list fits on its stack.
+const maxFinishedAtOnce = 64
+
+// finishAsync completes the Async calls the table resolved: it decodes
+// their results, releases them and sends each on its channel. Whoever may
+// have resolved one calls it: the reader after each message, and every
+// other path that fails calls.
+func (c *Client) finishAsync() {
+	var stack [maxFinishedAtOnce]*pending.Call
+	for {
+		done := c.calls.Finished(stack[:0])
+		if len(done) == 0 {
+			return
+		}
+		for _, pc := range done {
+			r := pc.Note.(*request)
+			a := r.async
+			res, errObj, err := pc.Answer()
+			if err == nil {
+				if err = answerError(res, errObj); err == nil {
+					err = decodeResult(res, a.Result)
+				}
+			}
+			a.Error = err
+			a.mu.Lock()
+			a.finished = true
+			stop := a.stop
+			a.mu.Unlock()
+			if stop != nil {
+				stop()
+			}
+			c.release(r)
+			a.Done <- a
+		}
+	}
+}

@@ -1,0 +1,80 @@
+package rpcclient
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
+)
+
+func TestGoKeepsManyCallsInFlight(t *testing.T) {
+	for name, url := range transports(t, newTestRPCServer(t)) {
+		t.Run(name, func(t *testing.T) {
+			c := dialTest(t, url)
+			ctx := testContext(t)
+			const n = 1000
+			done := make(chan *AsyncCall, n)
+			results := make([]int, n)
+			for i := range n {
+				c.Go(ctx, done, &results[i], "addInt", i, 1)
+			}
+			for range n {
+				a := <-done
+				if a.Error != nil {
+					t.Fatal(a.Error)
+				}
+			}
+			for i, r := range results {
+				if r != i+1 {
+					t.Fatalf("call %d: %d", i, r)
+				}
+			}
+			var rpcErr *rpccore.Error
+			if a := <-c.Go(ctx, nil, nil, "fail").Done; !errors.As(a.Error, &rpcErr) || rpcErr.Code != 4711 {
+				t.Fatalf("fail: %v", a.Error)
+			}
+			if a := <-c.Go(ctx, nil, nil, "add", func() {}).Done; a.Error == nil {
+				t.Fatal("a func argument was sent")
+			}
+		})
+	}
+}
+
+func TestGoEndsWithItsContext(t *testing.T) {
+	srv := startStreamServer(t, newTestRPCServer(t))
+	c := dialTest(t, srv.url())
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	a := <-c.Go(ctx, nil, nil, "delay", 2000).Done
+	if !errors.Is(a.Error, context.DeadlineExceeded) {
+		t.Fatalf("delay: %v", a.Error)
+	}
+	// The client goes on working; the late answer is dropped.
+	if v, err := CallT[int](testContext(t), c, "addInt", 1, 1); err != nil || v != 2 {
+		t.Fatalf("after: %v, %v", v, err)
+	}
+}
+
+func TestGoAcrossALostConnection(t *testing.T) {
+	srv := startStreamServer(t, newTestRPCServer(t))
+	c := dialTest(t, srv.url())
+	ctx := testContext(t)
+	plain := c.Go(ctx, nil, nil, "delay", 300)
+	marked := c.Go(Idempotent(ctx), nil, nil, "delay", 300)
+	time.Sleep(100 * time.Millisecond)
+	srv.dropConnections()
+	if a := <-plain.Done; !errors.Is(a.Error, ErrOutcomeUnknown) {
+		t.Fatalf("non-idempotent: %v", a.Error)
+	}
+	if a := <-marked.Done; a.Error != nil {
+		t.Fatalf("idempotent: %v", a.Error)
+	}
+	pendingCall := c.Go(ctx, nil, nil, "delay", 5000)
+	time.Sleep(20 * time.Millisecond)
+	c.Close()
+	if a := <-pendingCall.Done; !errors.Is(a.Error, ErrClientClosed) {
+		t.Fatalf("after Close: %v", a.Error)
+	}
+}
