@@ -52,12 +52,10 @@ func Dial(ctx context.Context, rawURL string, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	handlers := rpccore.NewServer()
-	if err := handlers.RegisterMethods(o.methods); err != nil {
+	c, err := newClient(o)
+	if err != nil {
 		return nil, err
 	}
-	c := &Client{opts: o, calls: pending.New(""), handlers: handlers, done: make(chan struct{})}
-	c.ctx, c.cancel = context.WithCancel(context.Background())
 	if u.Scheme == "http" || u.Scheme == "https" {
 		c.http = newHTTPTransport(u, &c.opts, c.calls)
 		close(c.done)
@@ -70,12 +68,28 @@ func Dial(ctx context.Context, rawURL string, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.start(first)
+	return c, nil
+}
+
+// newClient returns a client of options o, not yet connected.
+func newClient(o options) (*Client, error) {
+	handlers := rpccore.NewServer()
+	if err := handlers.RegisterMethods(o.methods); err != nil {
+		return nil, err
+	}
+	c := &Client{opts: o, calls: pending.New(""), handlers: handlers, done: make(chan struct{})}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	return c, nil
+}
+
+// start serves the connection first and the ones that follow it.
+func (c *Client) start(first messageConn) {
 	c.queue = newSendQueue()
 	c.subs.init()
-	c.slots = make(chan struct{}, o.maxServerCalls)
+	c.slots = make(chan struct{}, c.opts.maxServerCalls)
 	c.calls.SetDeliverHook(c.delivered)
 	go c.run(first)
-	return c, nil
 }
 
 // check refuses options that cannot work.

@@ -43,6 +43,13 @@ func (e *Error) Error() string {
 	return "jsonrpc error " + strconv.Itoa(e.Code) + ": " + e.Message
 }
 
+// ErrorCode returns the code, as go-ethereum's rpc.Error interface asks.
+func (e *Error) ErrorCode() int { return e.Code }
+
+// ErrorData returns the data, as go-ethereum's rpc.DataError interface
+// asks.
+func (e *Error) ErrorData() any { return e.Data }
+
 // standardMessage is the specification's message for its own codes.
 func standardMessage(code int) string {
 	switch code {

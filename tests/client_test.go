@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net"
 	"net/http/httptest"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -201,6 +202,14 @@ func TestOurClientAgainstGethServer(t *testing.T) {
 				t.Fatalf("add: %v, %v", v, err)
 			}
 			var rpcErr *rpccore.Error
+			// go-ethereum's error interfaces hold for rpccore's errors.
+			var gethErr interface {
+				gethrpc.Error
+				gethrpc.DataError
+			}
+			if err := c.CallContext(ctx, nil, "calc_fail"); !errors.As(err, &gethErr) || gethErr.ErrorCode() != 4711 {
+				t.Fatalf("fail through go-ethereum's interface: %v", err)
+			}
 			if err := c.Call(ctx, nil, "calc_fail"); !errors.As(err, &rpcErr) || rpcErr.Code != 4711 ||
 				fmt.Sprintf("%s", rpcErr.Data) != `{"n":1}` {
 				t.Fatalf("fail: %#v", err)
@@ -235,5 +244,24 @@ func TestOurClientAgainstGethServer(t *testing.T) {
 			}
 			sub.Unsubscribe()
 		})
+	}
+}
+
+func TestReadmeClientProgramRuns(t *testing.T) {
+	site := startExample(t)
+	bin := filepath.Join(t.TempDir(), "callfromgo")
+	if out, err := exec.Command("go", "build", "-o", bin, "./callfromgo").CombinedOutput(); err != nil {
+		t.Fatalf("building the README's program: %v\n%s", err, out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, strings.Replace(site.base, "https://", "wss://", 1)+"/rpc").CombinedOutput()
+	if err != nil {
+		t.Fatalf("the README's program: %v\n%s", err, out)
+	}
+	for _, want := range []string{"19 19 <nil>", "-32601 Method not found", "tick 1", "tick 5"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("its output lacks %q:\n%s", want, out)
+		}
 	}
 }

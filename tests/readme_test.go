@@ -92,3 +92,13 @@ func findHandler(v any, name string) map[string]any {
 	}
 	return nil
 }
+
+func TestReadmeClientProgramIsTheTestedOne(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("callfromgo", "main.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readmeBlock(t, "<!-- tests/callfromgo/main.go -->"); got != string(src) {
+		t.Errorf("the README's client program differs from tests/callfromgo/main.go")
+	}
+}
