@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"sync"
+	"sync/atomic"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/internal/pending"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
@@ -27,6 +28,7 @@ type Client struct {
 	serving sync.WaitGroup // the server's calls running
 	stateMu sync.Mutex
 	state   State
+	conns   atomic.Uint64 // connections made so far: the current one's number
 
 	ctx     context.Context // ends when the client closes
 	cancel  context.CancelFunc
@@ -89,6 +91,7 @@ func (c *Client) start(first messageConn) {
 	c.subs.init()
 	c.slots = make(chan struct{}, c.opts.maxServerCalls)
 	c.calls.SetDeliverHook(c.delivered)
+	c.conns.Add(1)
 	go c.run(first)
 }
 
@@ -149,6 +152,7 @@ type request struct {
 	idempotent bool
 	sub        *ClientSubscription // set for the calls that make a subscription
 	async      *AsyncCall          // set for the calls made with Go
+	remake     bool                // a subscription made again after a reconnect
 }
 
 var requestPool = sync.Pool{New: func() any { return new(request) }}
@@ -175,7 +179,7 @@ func (c *Client) open(ctx context.Context, method string) (*request, error) {
 // release hands a finished call back.
 func (c *Client) release(r *request) {
 	r.call.Release()
-	r.call, r.sub, r.async, r.seq, r.sends = nil, nil, nil, 0, 0
+	r.call, r.sub, r.async, r.seq, r.sends, r.remake = nil, nil, nil, 0, 0, false
 	if cap(r.msg) > maxKeptMessage {
 		r.msg = nil
 	}
@@ -279,8 +283,9 @@ func callHTTP[T any](ctx context.Context, t *httpTransport, method string, args 
 
 // Notify sends a notification of method with args: a call without an
 // answer. Over connections it returns once the notification is queued
-// (while the connection is down, it waits for the next one, unless
-// WithFailFast); over HTTP once the server took it.
+// (while the connection is down it is sent on the next one; under
+// WithFailFast it fails with ErrDisconnected instead); over HTTP once the
+// server took it.
 func (c *Client) Notify(ctx context.Context, method string, args ...any) error {
 	msg, err := appendRequest(nil, method, nil, args)
 	if err != nil {

@@ -42,6 +42,7 @@ func (c *Client) run(first messageConn) {
 		if mc = c.redial(); mc == nil {
 			return
 		}
+		c.conns.Add(1)
 		c.subs.remakeAll(c)
 	}
 }
@@ -134,6 +135,9 @@ func (c *Client) lost(cause error) {
 		r := pc.Note.(*request)
 		if r.seq == 0 || r.seq > taken {
 			return nil
+		}
+		if r.remake {
+			return errRemadeLater
 		}
 		if r.idempotent && len(r.msg) > 0 && r.sends <= c.opts.maxResends {
 			r.seq = q.pushLocked(r.msg)

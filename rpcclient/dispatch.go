@@ -145,7 +145,7 @@ func (c *Client) delivered(pc *pending.Call, result []byte) {
 	if r == nil || r.sub == nil || result == nil {
 		return
 	}
-	c.subs.bind(r.sub, result)
+	c.subs.bind(r.sub, result, c.conns.Load())
 }
 
 // notified takes a notification: one for a subscription goes to it; any

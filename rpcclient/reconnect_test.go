@@ -287,3 +287,36 @@ func waitGoroutines(t *testing.T, before int) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+func TestSubscriptionSurvivesLossesInARow(t *testing.T) {
+	srv := startStreamServer(t, newTestRPCServer(t))
+	c := dialTest(t, srv.url())
+	ticks := make(chan int, 1024)
+	sub, err := c.Subscribe(testContext(t), "demo", ticks, "ticks", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	receive(t, ticks, 1)
+	for range 5 {
+		srv.dropConnections()
+		time.Sleep(3 * time.Millisecond) // often while it is being made again
+	}
+	deadline := time.After(5 * time.Second)
+	for {
+		select {
+		case <-sub.Gap():
+		case <-deadline:
+			t.Fatal("no gap")
+		}
+		// One subscription on the server: the counter goes 1, 2, 3, ...
+		// with no value twice.
+		for len(ticks) > 0 {
+			<-ticks
+		}
+		got := receive(t, ticks, 3)
+		if got[1] == got[0]+1 && got[2] == got[1]+1 {
+			return
+		}
+		t.Logf("ticks %v while settling", got)
+	}
+}

@@ -24,6 +24,10 @@ import (
 // returns the params array to send.
 type ResubscribeFunc func(namespace string, params, last rpccore.RawJSON) rpccore.RawJSON
 
+// errRemadeLater ends a call that was making a subscription again when
+// its connection was lost: the next connection makes it again.
+var errRemadeLater = errors.New("rpcclient: the subscription is made again on the next connection")
+
 // ClientSubscription is a subscription made with Subscribe. Its
 // notifications are decoded into the element type of the channel given to
 // Subscribe and sent on it, in order.
@@ -36,6 +40,7 @@ type ClientSubscription struct {
 
 	mu      sync.Mutex
 	id      string   // the server's id (raw JSON) on this connection; "" while none
+	boundTo uint64   // the connection (Client.conns) id was answered on
 	queue   [][]byte // results not yet sent on the channel
 	last    []byte   // params of the last notification, kept for WithResubscribe
 	wake    chan struct{}
@@ -80,7 +85,7 @@ func (c *Client) Subscribe(ctx context.Context, namespace string, channel any, a
 		gap:       make(chan struct{}, 1),
 		done:      make(chan struct{}),
 	}
-	if err := c.subscribe(ctx, s, params); err != nil {
+	if err := c.subscribe(ctx, s, params, false); err != nil {
 		return nil, err
 	}
 	if !c.subs.add(s) {
@@ -88,17 +93,25 @@ func (c *Client) Subscribe(ctx context.Context, namespace string, channel any, a
 		return nil, ErrClientClosed
 	}
 	go s.forward()
+	if s.boundOn() != c.conns.Load() {
+		// Answered on a connection lost before s was live: the reconnect
+		// did not make it again.
+		c.subs.remake(c, s)
+	}
 	return s, nil
 }
 
-// subscribe makes s on the server with params and binds its id.
-func (c *Client) subscribe(ctx context.Context, s *ClientSubscription, params []byte) error {
+// subscribe makes s on the server with params and binds its id; again
+// says that s is live and being made again after a reconnect.
+func (c *Client) subscribe(ctx context.Context, s *ClientSubscription, params []byte, again bool) error {
 	r, err := c.open(ctx, s.namespace+"_subscribe")
 	if err != nil {
 		return err
 	}
 	defer c.release(r)
-	r.sub, r.idempotent = s, true // a subscription lost with its connection is made again
+	// A first subscribe lost with its connection is sent again; one made
+	// again after a reconnect is left to the next reconnect's remaking.
+	r.sub, r.idempotent, r.remake = s, !again, again
 	r.call.Hooked = true          // its answer binds the id (delivered)
 	r.msg = appendRequestParams(r.msg[:0], r.method, r.call.ID(), params)
 	c.send(r)
@@ -109,6 +122,13 @@ func (c *Client) subscribe(ctx context.Context, s *ClientSubscription, params []
 		return fmt.Errorf("%w: %s did not answer a subscription id", ErrBadAnswer, r.method)
 	}
 	return nil
+}
+
+// boundOn returns the connection s's id was answered on.
+func (s *ClientSubscription) boundOn() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.boundTo
 }
 
 // serverID returns s's id on the current connection.
@@ -241,9 +261,9 @@ func (t *subscriptionTable) init() {
 	t.live = map[*ClientSubscription]struct{}{}
 }
 
-// bind records the server's id for s: rawID, the raw result of its
-// subscribe call, a string or a number.
-func (t *subscriptionTable) bind(s *ClientSubscription, rawID []byte) {
+// bind records the server's id for s on connection conn: rawID, the raw
+// result of its subscribe call, a string or a number.
+func (t *subscriptionTable) bind(s *ClientSubscription, rawID []byte, conn uint64) {
 	if len(rawID) == 0 || (rawID[0] != '"' && !isNumber(rawID)) {
 		return
 	}
@@ -252,7 +272,7 @@ func (t *subscriptionTable) bind(s *ClientSubscription, rawID []byte) {
 	t.byID[id] = s
 	t.mu.Unlock()
 	s.mu.Lock()
-	s.id = id
+	s.id, s.boundTo = id, conn
 	s.mu.Unlock()
 }
 
@@ -325,15 +345,20 @@ func (t *subscriptionTable) remakeAll(c *Client) {
 	clear(t.byID)
 	t.mu.Unlock()
 	for _, s := range subs {
-		s.mu.Lock()
-		s.id = ""
-		s.mu.Unlock()
-		c.serving.Add(1)
-		go func() {
-			defer c.serving.Done()
-			s.remake()
-		}()
+		t.remake(c, s)
 	}
+}
+
+// remake makes s again, on a goroutine of its own.
+func (t *subscriptionTable) remake(c *Client, s *ClientSubscription) {
+	s.mu.Lock()
+	s.id = ""
+	s.mu.Unlock()
+	c.serving.Add(1)
+	go func() {
+		defer c.serving.Done()
+		s.remake()
+	}()
 }
 
 // remake makes s again on the current connection.
@@ -346,8 +371,10 @@ func (s *ClientSubscription) remake() {
 		s.mu.Unlock()
 		params = f(s.namespace, s.params, last)
 	}
-	err := c.subscribe(c.ctx, s, params)
+	err := c.subscribe(c.ctx, s, params, true)
 	switch {
+	case errors.Is(err, errRemadeLater):
+		// Lost with its connection; the next one makes s again.
 	case err == nil:
 		select {
 		case s.gap <- struct{}{}:
