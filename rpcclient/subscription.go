@@ -112,7 +112,7 @@ func (c *Client) subscribe(ctx context.Context, s *ClientSubscription, params []
 	// A first subscribe lost with its connection is sent again; one made
 	// again after a reconnect is left to the next reconnect's remaking.
 	r.sub, r.idempotent, r.remake = s, !again, again
-	r.call.Hooked = true          // its answer binds the id (delivered)
+	r.call.Hooked = true // its answer binds the id (delivered)
 	r.msg = appendRequestParams(r.msg[:0], r.method, r.call.ID(), params)
 	c.send(r)
 	if err := c.await(ctx, r, nil); err != nil {
