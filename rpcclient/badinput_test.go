@@ -104,3 +104,18 @@ func TestMalformedAnswerFailsItsCallOnly(t *testing.T) {
 		t.Fatalf("the next call: %v, %v", n, err)
 	}
 }
+
+func TestOversizedAnswerOverWebSocket(t *testing.T) {
+	url := startWebSocketServer(t, newTestRPCServer(t))
+	log := newStateLog()
+	c := dialTest(t, url, WithMaxMessage(1024), WithStateFunc(log.record))
+	ctx := testContext(t)
+	err := c.Call(ctx, nil, "StringMe", strings.Repeat("x", 2048))
+	if !errors.Is(err, ErrAnswerTooLarge) || !errors.Is(err, ErrOutcomeUnknown) {
+		t.Fatalf("oversized answer: %v", err)
+	}
+	log.await(t, Connected)
+	if s, err := CallT[string](ctx, c, "StringMe", "small"); err != nil || s != "small" {
+		t.Fatalf("after the reconnect: %q, %v", s, err)
+	}
+}

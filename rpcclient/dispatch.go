@@ -47,6 +47,10 @@ func (m *incoming) read(obj []byte) {
 // dispatch takes one message. It returns an error when the message shows
 // that the connection can no longer be trusted.
 func (c *Client) dispatch(msg []byte) error {
+	var fast incoming
+	if readFastAnswer(msg, &fast) {
+		return c.answered(&fast)
+	}
 	if !jsontext.Valid(msg) {
 		if !utf8.Valid(msg) {
 			return &ProtocolError{Reason: "a message that is not valid UTF-8"}
