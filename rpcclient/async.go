@@ -84,8 +84,8 @@ const maxFinishedAtOnce = 64
 
 // finishAsync completes the Async calls the table resolved: it decodes
 // their results, releases them and sends each on its channel. Whoever may
-// have resolved one calls it: the reader after each message, and every
-// other path that fails calls.
+// have resolved one calls it: the reader before it may wait for the
+// network (or after each message), and every other path that fails calls.
 func (c *Client) finishAsync() {
 	var stack [maxFinishedAtOnce]*pending.Call
 	for {

@@ -51,8 +51,15 @@ func (c *Client) run(first messageConn) {
 // client closes, and returns why it stopped, once mc is closed and its
 // reader has ended.
 func (c *Client) serve(mc messageConn) error {
+	finishEach := true
+	if rw, ok := mc.(interface{ BeforeReadWait(func()) }); ok {
+		// The calls made with Go that the messages read so far answered
+		// are finished together, before the reader may wait.
+		rw.BeforeReadWait(c.finishAsync)
+		finishEach = false
+	}
 	readErr := make(chan error, 1)
-	go func() { readErr <- c.readLoop(mc) }()
+	go func() { readErr <- c.readLoop(mc, finishEach) }()
 	var (
 		buf  []byte
 		msgs []queuedMessage
@@ -103,8 +110,9 @@ func (c *Client) write(mc messageConn, buf []byte, msgs []queuedMessage) error {
 }
 
 // readLoop reads and dispatches messages until reading fails or a message
-// cannot be trusted.
-func (c *Client) readLoop(mc messageConn) error {
+// cannot be trusted. finishEach finishes the calls made with Go after
+// each message, for connections that cannot say when a read may wait.
+func (c *Client) readLoop(mc messageConn, finishEach bool) error {
 	var msg []byte
 	for {
 		if cap(msg) > maxKeptMessage {
@@ -120,7 +128,9 @@ func (c *Client) readLoop(mc messageConn) error {
 		if err := c.dispatch(msg); err != nil {
 			return err
 		}
-		c.finishAsync() // the calls made with Go that the message answered
+		if finishEach {
+			c.finishAsync()
+		}
 	}
 }
 
