@@ -12,13 +12,12 @@ import (
 	"time"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/internal/pending"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
 )
 
 // messageConn is one connection: WebSocket or stream.
 type messageConn interface {
-	ReadMessage(ctx context.Context, dst []byte) ([]byte, error)
-	WriteMessage(ctx context.Context, msg []byte) error
-	Flush(ctx context.Context) error
+	rpccore.MessageConn
 	// Close closes the connection; a ReadMessage under way returns.
 	Close() error
 }

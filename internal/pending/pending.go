@@ -155,18 +155,11 @@ func (c *Call) ID() []byte { return c.id }
 // (nil when absent), copied. It reports false when no call waits for that
 // id: one this table never handed out, already answered, or given up.
 func (t *Table) Deliver(id, result, errObj []byte) bool {
-	n, ok := t.parseID(id)
-	if !ok {
-		return false
-	}
-	sh := t.shardOf(n)
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	c := sh.calls[n]
+	sh, c := t.takeID(id)
 	if c == nil {
 		return false
 	}
-	delete(sh.calls, n)
+	defer sh.mu.Unlock()
 	if c.Hooked && t.onDeliver != nil {
 		t.onDeliver(c, result)
 	}
@@ -314,20 +307,32 @@ func (t *Table) Fail(c *Call, err error) bool {
 // FailID fails the call whose id is the raw JSON id with err, unless it
 // was answered or given up already, and reports whether it did.
 func (t *Table) FailID(id []byte, err error) bool {
-	n, ok := t.parseID(id)
-	if !ok {
-		return false
-	}
-	sh := t.shardOf(n)
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	c := sh.calls[n]
+	sh, c := t.takeID(id)
 	if c == nil {
 		return false
 	}
-	delete(sh.calls, n)
+	defer sh.mu.Unlock()
 	c.resolve(err)
 	return true
+}
+
+// takeID removes the waiting call whose id is the raw JSON id from its
+// shard and returns both, the shard's lock held for the caller to
+// release; or nil when no call waits for that id.
+func (t *Table) takeID(id []byte) (*shard, *Call) {
+	n, ok := t.parseID(id)
+	if !ok {
+		return nil, nil
+	}
+	sh := t.shardOf(n)
+	sh.mu.Lock()
+	c := sh.calls[n]
+	if c == nil {
+		sh.mu.Unlock()
+		return nil, nil
+	}
+	delete(sh.calls, n)
+	return sh, c
 }
 
 // Pending returns the calls still awaiting answers, in no order. A client
