@@ -58,7 +58,7 @@ func TestUpdateReadmeRewritesOnlyTheBlock(t *testing.T) {
 func TestSetIDsFollowTheGroups(t *testing.T) {
 	got := SetIDs(Groups)
 	want := []string{"inprocess", "http", "http_batch", "ws_pipelined", "ws_broadcast", "ws_memory",
-		"stream_pipelined", "stream_blocking", "stream_grpc", "stream_flood", "stream_memory", "browser"}
+		"stream_pipelined", "stream_blocking", "stream_grpc", "stream_flood", "stream_memory", "client_pipelined", "browser"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("%v", got)
 	}

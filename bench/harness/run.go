@@ -29,14 +29,14 @@ type Options struct {
 	// Browser is the browser set's file, written by another tool.
 	Browser string
 	// Only, when not empty, limits the run to these groups: inprocess,
-	// http, websocket, stream.
+	// http, websocket, stream, client.
 	Only []string
 	// Command is the command line recorded in the document.
 	Command string
 }
 
 // Groups are the groups of sets the harness measures, in order.
-var Groups = []string{"inprocess", "http", "websocket", "stream"}
+var Groups = []string{"inprocess", "http", "websocket", "stream", "client"}
 
 // SetIDs returns the ids of the sets a run of groups produces.
 func SetIDs(groups []string) []string {
@@ -45,6 +45,7 @@ func SetIDs(groups []string) []string {
 		"http":      {"http", "http_batch"},
 		"websocket": {"ws_pipelined", "ws_broadcast", "ws_memory"},
 		"stream":    streamSetIDs,
+		"client":    {"client_pipelined"},
 	}
 	var out []string
 	for _, g := range groups {
@@ -90,6 +91,9 @@ func Run(ctx context.Context, o Options) (*schema.Doc, error) {
 	if has("stream") {
 		work += sets.StreamWork(p)
 	}
+	if has("client") {
+		work += sets.ClientWork(p)
+	}
 	env := &sets.Env{Profile: p, Bar: progress.New(os.Stderr, work), CaddyBin: o.Caddy,
 		CaddyConfig: filepath.Join(o.Repo, "bench", "Caddyfile.bench")}
 
@@ -104,6 +108,9 @@ func Run(ctx context.Context, o Options) (*schema.Doc, error) {
 	}
 	if has("stream") {
 		withCaddy(ctx, env, func() { doc.Sets = append(doc.Sets, streamSets(ctx, env, openFiles)...) })
+	}
+	if has("client") {
+		doc.Sets = append(doc.Sets, clientSets(ctx, env)...)
 	}
 	doc.Sets = append(doc.Sets, sets.Browser(o.Browser))
 	env.Bar.Finish()
@@ -163,6 +170,19 @@ func streamSets(ctx context.Context, env *sets.Env, openFiles uint64) []schema.S
 	defer st.Close()
 	return []schema.Set{st.Pipelined(ctx, env), st.Blocking(ctx, env), st.GRPC(ctx, env), st.Streaming(ctx, env),
 		st.Memory(ctx, env, openFiles)}
+}
+
+// clientSets runs the client set; its server is a child process, not
+// Caddy.
+func clientSets(ctx context.Context, env *sets.Env) []schema.Set {
+	env.Bar.Start("starting the server of the Go clients")
+	c, err := sets.NewClients(ctx)
+	if err != nil {
+		return []schema.Set{{ID: "client_pipelined", Group: "client", Title: "client_pipelined", Status: schema.Failed,
+			Error: err.Error()}}
+	}
+	defer c.Close()
+	return []schema.Set{c.Pipelined(ctx, env)}
 }
 
 // executable is true when file exists and may be run.

@@ -18,8 +18,10 @@ type Conn interface {
 	WriteMany(msgs ...[]byte) error
 	// ReadMessage reads the next answer, into dst when it fits.
 	ReadMessage(dst []byte) ([]byte, error)
-	// Buffered returns how many bytes were read and not yet taken.
-	Buffered() int
+	// BeforeReadWait sets f, called on the reading goroutine each time
+	// ReadMessage is about to read the network because nothing it read
+	// before is left, which may wait for the server.
+	BeforeReadWait(f func())
 }
 
 // Checker checks one answer.
@@ -126,10 +128,12 @@ func (p *piper) writeLoop() {
 }
 
 // readLoop checks and counts answers, and wakes the writer when it has
-// drained what arrived or half the window is free.
+// drained what arrived (before its next read waits) or half the window is
+// free.
 func (p *piper) readLoop() {
 	defer close(p.done)
 	half := int64(p.cfg.Depth / 2)
+	p.c.BeforeReadWait(p.wakeWriter)
 	var buf []byte
 	for {
 		msg, err := p.c.ReadMessage(buf)
@@ -143,11 +147,16 @@ func (p *piper) readLoop() {
 			return
 		}
 		p.answered.Add(1)
-		if n := p.inflight.Add(-1); n <= half || p.c.Buffered() == 0 {
-			select {
-			case p.wake <- struct{}{}:
-			default:
-			}
+		if p.inflight.Add(-1) <= half {
+			p.wakeWriter()
 		}
+	}
+}
+
+// wakeWriter tells the writer there is room, unless it was told already.
+func (p *piper) wakeWriter() {
+	select {
+	case p.wake <- struct{}{}:
+	default:
 	}
 }

@@ -18,6 +18,7 @@ type echoConn struct {
 	closed     bool
 	sent       int
 	wrongAfter int
+	beforeWait func()
 }
 
 func newEchoConn(wrongAfter int) *echoConn {
@@ -37,6 +38,9 @@ func (c *echoConn) WriteMany(msgs ...[]byte) error {
 func (c *echoConn) ReadMessage([]byte) ([]byte, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if len(c.queue) == 0 && c.beforeWait != nil {
+		c.beforeWait()
+	}
 	for len(c.queue) == 0 && !c.closed {
 		c.cond.Wait()
 	}
@@ -51,10 +55,10 @@ func (c *echoConn) ReadMessage([]byte) ([]byte, error) {
 	return m, nil
 }
 
-func (c *echoConn) Buffered() int {
+func (c *echoConn) BeforeReadWait(f func()) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.queue)
+	c.beforeWait = f
+	c.mu.Unlock()
 }
 
 func (c *echoConn) close() {

@@ -5,7 +5,9 @@
 // against go-ethereum), streams over TCP and unix sockets (pipelined calls,
 // a method that waits, gRPC-Go, one subscription's items per second, idle
 // memory, ours against go-ethereum's IPC server, gRPC-Go and a bare server
-// with no JSON-RPC), and the browser set written by another tool.
+// with no JSON-RPC), Go clients (rpcclient against go-ethereum's client,
+// calling the same server over WebSocket), and the browser set written by
+// another tool.
 //
 // Every set runs its cells under a Profile (full or quick), reports each
 // step to a progress bar, and puts ours next to its peers with the ratio.

@@ -54,6 +54,7 @@ func Goals(d *schema.Doc, p Profile) []schema.Goal {
 func goalList(p Profile) []goal {
 	h1, h2 := httpCell{false, 64}.x(), httpCell{true, 64}.x()
 	m := streamMain.x()
+	cm := clientMain.x()
 	return []goal{
 		{id: "inprocess_vs_geth", issue: 2, set: "inprocess", unit: "x", target: 100,
 			text:    "≥100x faster than go-ethereum in process (the five requests cycled)",
@@ -138,7 +139,42 @@ func goalList(p Profile) []goal {
 		{id: "stream_memory", issue: 11, set: "stream_memory", unit: "KiB", target: 8, atMost: true, metric: "kib_per_conn",
 			text:    fmt.Sprintf("≤8 KiB of server memory per idle TCP connection, %s open", thousands(p.IdleConns)),
 			measure: firstCell},
+		{id: "client_vs_geth", issue: 12, set: "client_pipelined", unit: "x", target: 10,
+			text:    "≥10x go-ethereum's client in calls per second over WebSocket, 4 connections × 256 in flight: rpcclient from goroutines calling CallT, as go-ethereum's is called",
+			measure: seriesRatioGoal("ours", "geth", cm)},
+		{id: "client_go_vs_geth", issue: 12, set: "client_pipelined", unit: "x", target: 10,
+			text:    "≥10x go-ethereum's client in calls per second over WebSocket, 4 connections × 256 in flight: rpcclient's Go, one goroutine per connection",
+			measure: seriesRatioGoal("ours_go", "geth", cm)},
+		{id: "client_allocs_numeric", issue: 12, set: "client_pipelined", unit: "allocs", target: 2, atMost: true,
+			text:    "≤2 allocations per call with a numeric result in rpcclient (CallT from goroutines and Go, every cell)",
+			measure: clientAllocGoal},
 	}
+}
+
+// clientAllocGoal reads the most allocations per call with a numeric
+// result of rpcclient, CallT and Go, over the cells of the client set.
+func clientAllocGoal(_ *schema.Doc, s *schema.Set) (float64, string, bool) {
+	worst := 0.0
+	var parts []string
+	for _, name := range []string{"ours", "ours_go"} {
+		r := s.SeriesOf(name, allocsNumeric)
+		if r == nil || len(r.Points) != len(s.Cells) {
+			return 0, "no allocation figures of " + name + " in every cell", false
+		}
+		var cells []string
+		for _, p := range r.Points {
+			worst = max(worst, p.Median)
+			cells = append(cells, fmt.Sprintf("%s %.2f", p.X, p.Median))
+		}
+		parts = append(parts, name+": "+strings.Join(cells, ", "))
+	}
+	if g := s.SeriesOf("geth", allocsNumeric); g != nil {
+		if p := g.Point(clientMain.x()); p != nil {
+			parts = append(parts, fmt.Sprintf("go-ethereum's client %.1f at %s", p.Median, p.X))
+		}
+	}
+	return worst, "allocations per call with a numeric result, medians (counted over the client's process): " +
+		strings.Join(parts, "; "), true
 }
 
 // firstCell reads ours on the set's first cell.
@@ -176,14 +212,20 @@ func peerRatioGoal(peer, x string) func(*schema.Doc, *schema.Set) (float64, stri
 // ratioGoal reads ours against peer on cell x, with the range over the
 // other cells.
 func ratioGoal(peer, x string) func(*schema.Doc, *schema.Set) (float64, string, bool) {
+	return seriesRatioGoal("ours", peer, x)
+}
+
+// seriesRatioGoal reads series ours against peer on cell x, with the
+// range over the other cells.
+func seriesRatioGoal(ours, peer, x string) func(*schema.Doc, *schema.Set) (float64, string, bool) {
 	return func(_ *schema.Doc, s *schema.Set) (float64, string, bool) {
-		c := s.Comparison("ours", peer, x)
+		c := s.Comparison(ours, peer, x)
 		if c == nil {
-			return 0, "no comparison of ours with " + peer + " on " + x, false
+			return 0, "no comparison of " + ours + " with " + peer + " on " + x, false
 		}
 		var others []string
 		for _, o := range s.Comparisons {
-			if o.Peer == peer && o.X != x {
+			if o.Ours == ours && o.Peer == peer && o.X != x {
 				others = append(others, fmt.Sprintf("%s %.1fx", o.X, o.Ratio))
 			}
 		}

@@ -32,6 +32,10 @@ type Profile struct {
 	// StreamCells are the cells of the stream pipelined set; its windows
 	// are WSWarmup and WSWindow, as every stream set's.
 	StreamCells []pipeCell
+	// ClientCells are the cells of the client set; its windows are
+	// WSWarmup and WSWindow, then shorter ones for the numeric calls
+	// (numericWindows).
+	ClientCells []pipeCell
 	// IdleConns is the number of idle connections of the memory sets, and
 	// IdleSettle how long they sit before the server's memory is read.
 	IdleConns  int
@@ -48,7 +52,7 @@ func Full() Profile {
 		HTTPWarmup: 250 * time.Millisecond, HTTPTime: 1500 * time.Millisecond, HTTPConns: []int{1, 16, 64},
 		WSWarmup: 300 * time.Millisecond, WSWindow: time.Second, WSConns: []int{1, 4}, WSDepths: []int{1, 16, 256},
 		BroadcastSizes: []int{100, 1000, 5000}, BroadcastWarmup: 3, BroadcastRuns: 15,
-		StreamCells: streamCellsOf(), IdleConns: 10000, IdleSettle: time.Second,
+		StreamCells: streamCellsOf(), ClientCells: clientCellsOf(), IdleConns: 10000, IdleSettle: time.Second,
 	}
 }
 
@@ -61,7 +65,7 @@ func Quick() Profile {
 		HTTPWarmup: 30 * time.Millisecond, HTTPTime: 100 * time.Millisecond, HTTPConns: []int{1, 16, 64},
 		WSWarmup: 30 * time.Millisecond, WSWindow: 100 * time.Millisecond, WSConns: []int{1, 4}, WSDepths: []int{1, 16, 256},
 		BroadcastSizes: []int{100, 1000, 5000}, BroadcastWarmup: 1, BroadcastRuns: 1,
-		StreamCells: streamCellsOf(), IdleConns: 1000, IdleSettle: 200 * time.Millisecond,
+		StreamCells: streamCellsOf(), ClientCells: clientCellsOf(), IdleConns: 1000, IdleSettle: 200 * time.Millisecond,
 	}
 }
 
@@ -71,6 +75,7 @@ func streamCellsOf() []pipeCell { return []pipeCell{{1, 1}, {1, 256}, {4, 256}, 
 
 // Settings lists the profile for the document's harness section.
 func (p Profile) Settings() map[string]string {
+	n := numericWindows(p)
 	return map[string]string{
 		"profile":             p.Name,
 		"timed_runs_per_cell": fmt.Sprint(p.Runs),
@@ -80,5 +85,6 @@ func (p Profile) Settings() map[string]string {
 		"websocket_broadcast": fmt.Sprintf("subscribers %v; %d messages of warm-up, then %d timed", p.BroadcastSizes, p.BroadcastWarmup, p.BroadcastRuns),
 		"websocket_memory":    fmt.Sprintf("%d idle connections, memory read after %v; %d runs, each on a freshly started server", p.IdleConns, p.IdleSettle, p.Runs),
 		"stream":              fmt.Sprintf("%v warm-up, then %d windows of %v on the same connections; pipelined cells %v; memory as websocket_memory", p.WSWarmup, p.Runs, p.WSWindow, p.StreamCells),
+		"client":              fmt.Sprintf("%v warm-up, then %d windows of %v on the same connections, then the numeric calls only: %v, then %d windows of %v; cells %v", p.WSWarmup, p.Runs, p.WSWindow, n.Warmup, n.Count, n.Length, p.ClientCells),
 	}
 }

@@ -130,6 +130,62 @@ func TestStreamAndBroadcastGoalsReadTheirCells(t *testing.T) {
 	}
 }
 
+// clientDoc is a document of the client set with made-up figures.
+func clientDoc(p Profile) *schema.Doc {
+	s := schema.Set{ID: "client_pipelined", Status: schema.Measured,
+		Metric: schema.Metric{Name: "rpc_per_s", Better: schema.Higher}}
+	for _, c := range p.ClientCells {
+		s.Cells = append(s.Cells, c.x())
+	}
+	for _, m := range []string{"rpc_per_s", allocsAll, allocsNumeric} {
+		for _, r := range clientSeries {
+			s.Series = append(s.Series, series(r.name, r.label, r.role, m, ""))
+		}
+	}
+	figures(&s, func(name, metric, x string) float64 {
+		switch {
+		case metric == "rpc_per_s":
+			return map[string]float64{"ours": 9e5, "ours_go": 1.2e6, "geth": 1e5}[name]
+		case name == "geth":
+			return 40
+		case name == "ours_go" && x == clientMain.x():
+			return 2.5
+		}
+		return 1
+	})
+	s.Compare("ours", "ours_go")
+	s.Compare("ours", "geth")
+	s.Compare("ours_go", "geth")
+	return &schema.Doc{Sets: []schema.Set{s}}
+}
+
+func TestClientGoalsReadBothWaysOfCalling(t *testing.T) {
+	p := Full()
+	goals := map[string]schema.Goal{}
+	for _, g := range Goals(clientDoc(p), p) {
+		goals[g.ID] = g
+	}
+	for id, want := range map[string]struct {
+		measured float64
+		met      bool
+	}{
+		"client_vs_geth":        {9, false},
+		"client_go_vs_geth":     {12, true},
+		"client_allocs_numeric": {2.5, false},
+	} {
+		if g := goals[id]; g.Measured != want.measured || g.Met != want.met || g.Issue != 12 {
+			t.Errorf("%s: %+v, want %v met=%v", id, g, want.measured, want.met)
+		}
+	}
+	if g := goals["client_allocs_numeric"]; !strings.Contains(g.Detail, "4 conns × 256 in flight 2.50") ||
+		!strings.Contains(g.Detail, "go-ethereum's client 40.0") {
+		t.Errorf("client_allocs_numeric detail %q", g.Detail)
+	}
+	if g := goals["client_go_vs_geth"]; !strings.Contains(g.Detail, "1 conn × 1 in flight 12.0x") {
+		t.Errorf("client_go_vs_geth detail %q", g.Detail)
+	}
+}
+
 func TestGoalsReadTheirCells(t *testing.T) {
 	p := Full()
 	goals := map[string]schema.Goal{}
@@ -252,7 +308,8 @@ func TestWorkEstimatesTheFullRunWithinTenMinutes(t *testing.T) {
 	if got, want := InProcessWork(p), len(inprocess.All())*9*(120+5*270); got != want {
 		t.Errorf("in process: %d ms, want %d", got, want)
 	}
-	total := InProcessWork(p) + HTTPWork(p) + PipelinedWork(p) + BroadcastWork(p) + MemoryWork(p) + StreamWork(p)
+	total := InProcessWork(p) + HTTPWork(p) + PipelinedWork(p) + BroadcastWork(p) + MemoryWork(p) + StreamWork(p) +
+		ClientWork(p)
 	if total < 6*60*1000 || total > 12*60*1000 {
 		t.Errorf("the full run is estimated at %d s", total/1000)
 	}

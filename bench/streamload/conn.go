@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"sync"
 	"syscall"
@@ -20,6 +21,7 @@ import (
 type Conn struct {
 	nc net.Conn
 	br *bufio.Reader
+	hr *hookReader // under br
 
 	wmu sync.Mutex // guards bw
 	bw  *bufio.Writer
@@ -55,11 +57,29 @@ func Dial(ctx context.Context, network, addr string) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Conn{nc: nc, br: newReader(nc), bw: bufio.NewWriterSize(nc, 64<<10)}, nil
+	return newConn(nc), nil
 }
 
-// newReader is the buffered reader of a connection.
-func newReader(nc net.Conn) *bufio.Reader { return bufio.NewReaderSize(nc, 64<<10) }
+// newConn wraps a connected stream.
+func newConn(nc net.Conn) *Conn {
+	hr := &hookReader{r: nc}
+	return &Conn{nc: nc, br: bufio.NewReaderSize(hr, 64<<10), hr: hr, bw: bufio.NewWriterSize(nc, 64<<10)}
+}
+
+// hookReader reads r, calling beforeRead (when set) before each read:
+// under the buffered reader, each read is one the buffer could not spare.
+type hookReader struct {
+	r          io.Reader
+	beforeRead func()
+}
+
+// Read implements io.Reader.
+func (h *hookReader) Read(p []byte) (int, error) {
+	if h.beforeRead != nil {
+		h.beforeRead()
+	}
+	return h.r.Read(p)
+}
 
 // WriteMany writes msgs, each followed by a newline, in one network write
 // (or as few as the buffer allows).
@@ -110,9 +130,10 @@ func (c *Conn) ReadLine(dst []byte) ([]byte, error) {
 // the reader's buffer.
 func (c *Conn) ReadMessage(_ []byte) ([]byte, error) { return c.ReadLine(nil) }
 
-// Buffered is the number of bytes read from the network and not yet
-// consumed: zero means the next read waits for the server.
-func (c *Conn) Buffered() int { return c.br.Buffered() }
+// BeforeReadWait sets f, called on the reading goroutine each time a read
+// is about to read the network because the buffer cannot complete the
+// line, which may wait for the server.
+func (c *Conn) BeforeReadWait(f func()) { c.hr.beforeRead = f }
 
 // Close closes the connection.
 func (c *Conn) Close() error { return c.nc.Close() }

@@ -12,9 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
-
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
 )
 
 // FloodConfig describes one flood measurement: a subscription to a source
@@ -28,20 +27,13 @@ type FloodConfig struct {
 	Windows pipeline.Windows
 }
 
-// messages is a connection seen as messages: one per line over a stream,
-// one per WebSocket message.
+// messages is a connection seen as messages: one per line over a
+// stream, one per WebSocket message.
 type messages interface {
 	Send(msg []byte) error
-	next(buf []byte) ([]byte, error)
+	ReadMessage(buf []byte) ([]byte, error)
 	Close() error
 }
-
-func (c *Conn) next(buf []byte) ([]byte, error) { return c.ReadLine(buf) }
-
-// wsMessages reads WebSocket messages.
-type wsMessages struct{ *wsload.Conn }
-
-func (c wsMessages) next(buf []byte) ([]byte, error) { return c.ReadMessage(buf) }
 
 // Flood subscribes over a stream connection to network and addr and
 // returns the notifications per second of each window.
@@ -53,13 +45,14 @@ func Flood(ctx context.Context, network, addr string, cfg FloodConfig) ([]float6
 	return flood(ctx, c, cfg)
 }
 
-// FloodWebSocket is Flood over a WebSocket connection to url.
+// FloodWebSocket is Flood over a WebSocket connection to url, read with
+// wsload's Reader, the cheapest.
 func FloodWebSocket(ctx context.Context, url string, cfg FloodConfig) ([]float64, error) {
-	c, err := wsload.Dial(ctx, url)
+	c, err := wsload.DialReader(ctx, url)
 	if err != nil {
 		return nil, err
 	}
-	return flood(ctx, wsMessages{c}, cfg)
+	return flood(ctx, c, cfg)
 }
 
 // flood runs cfg on c, and closes c.
@@ -72,7 +65,7 @@ func flood(ctx context.Context, c messages, cfg FloodConfig) ([]float64, error) 
 		c.Close()
 		return nil, err
 	}
-	answer, err := c.next(nil)
+	answer, err := c.ReadMessage(nil)
 	if err != nil {
 		c.Close()
 		return nil, fmt.Errorf("streamload: subscribe: %w", err)
@@ -90,7 +83,7 @@ func flood(ctx context.Context, c messages, cfg FloodConfig) ([]float64, error) 
 	wg.Go(func() {
 		var buf []byte
 		for n := int64(1); ; n++ {
-			msg, err := c.next(buf)
+			msg, err := c.ReadMessage(buf)
 			if err == nil {
 				err = checkItem(msg, head, n)
 			}

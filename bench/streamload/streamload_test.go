@@ -36,8 +36,7 @@ func TestCheckItemFindsGapsAndStrangers(t *testing.T) {
 
 func TestReadLineReadsLinesLongerThanTheBuffer(t *testing.T) {
 	server, client := net.Pipe()
-	c := &Conn{nc: client}
-	c.br = newReader(client)
+	c := newConn(client)
 	long := strings.Repeat("x", 200<<10)
 	go func() { server.Write([]byte("short\n" + long + "\n")); server.Close() }()
 	for _, want := range []string{"short", long} {

@@ -1,139 +1,94 @@
 package wsload
 
-// conn.go reads and writes frames with github.com/gobwas/ws: masked text
-// frames out, whole messages in, pings answered.
+// conn.go holds the client's connection: package wsconn's client side
+// (github.com/gobwas/ws's handshake and frame headers, masked text frames
+// out, whole messages in, pings answered), with the calls the loads make.
 
 import (
-	"bufio"
-	"errors"
+	"context"
+	"crypto/tls"
 	"fmt"
-	"io"
 	"net"
-	"slices"
-	"sync"
+	"net/url"
+	"time"
 
-	"github.com/gobwas/ws"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/load"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/wsconn"
 )
 
 // Conn is a client WebSocket connection. One goroutine reads; writes may
 // come from any goroutine.
-type Conn struct {
-	nc     net.Conn
-	br     *bufio.Reader
-	header [ws.MaxHeaderSize - 2]byte // the reader's
-
-	wmu     sync.Mutex // guards bw, scratch and wheader
-	bw      *bufio.Writer
-	scratch []byte
-	wheader [ws.MaxHeaderSize]byte
-}
-
-// ErrClosed is returned by ReadMessage when the server closed the
-// connection with a close frame.
-var ErrClosed = errors.New("wsload: connection closed by the server")
+type Conn struct{ ws *wsconn.Conn }
 
 // maxMessage bounds a message read, against a confused server.
 const maxMessage = 64 << 20
 
-// Write queues one text message; Flush sends what is queued.
-func (c *Conn) Write(msg []byte) error {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	return c.writeFrame(ws.OpText, msg)
+// Dial connects to a ws:// or wss:// URL on loopback and upgrades the
+// connection. TLS certificates are not verified (the servers under test use
+// a local CA). ctx bounds the dial and the handshake.
+func Dial(ctx context.Context, rawURL string) (*Conn, error) {
+	if err := checkURL(rawURL); err != nil {
+		return nil, err
+	}
+	c, err := wsconn.Dial(ctx, rawURL, wsconn.DialOptions{
+		NetDial:    netDialer.DialContext,
+		TLSConfig:  tlsConfig,
+		MaxMessage: maxMessage,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("wsload: %w", err)
+	}
+	return &Conn{ws: c}, nil
 }
 
-// Flush sends the queued messages.
-func (c *Conn) Flush() error {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	return c.bw.Flush()
-}
+// netDialer dials loopback addresses only.
+var netDialer = &net.Dialer{Timeout: 10 * time.Second, Control: load.LoopbackOnly}
 
-// Send writes one text message and flushes it.
-func (c *Conn) Send(msg []byte) error {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	if err := c.writeFrame(ws.OpText, msg); err != nil {
+// tlsConfig verifies no certificate: the servers under test use a local CA.
+var tlsConfig = &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"http/1.1"}}
+
+// checkURL fails unless rawURL is a ws:// or wss:// URL on loopback.
+func checkURL(rawURL string) error {
+	u, err := url.Parse(rawURL)
+	if err != nil {
 		return err
 	}
-	return c.bw.Flush()
+	if u.Scheme != "ws" && u.Scheme != "wss" {
+		return fmt.Errorf("wsload: scheme %q: want ws or wss", u.Scheme)
+	}
+	return load.CheckLoopbackHost(u.Hostname())
 }
 
-// WriteMany queues msgs and flushes them together, under one lock.
+// Write queues one text message; Flush sends what is queued.
+func (c *Conn) Write(msg []byte) error { return c.ws.WriteMessage(context.Background(), msg) }
+
+// Flush sends the queued messages in one network write.
+func (c *Conn) Flush() error { return c.ws.Flush(context.Background()) }
+
+// Send writes one text message and flushes it.
+func (c *Conn) Send(msg []byte) error { return c.WriteMany(msg) }
+
+// WriteMany queues msgs and sends them together in one network write.
 func (c *Conn) WriteMany(msgs ...[]byte) error {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
 	for _, m := range msgs {
-		if err := c.writeFrame(ws.OpText, m); err != nil {
+		if err := c.Write(m); err != nil {
 			return err
 		}
 	}
-	return c.bw.Flush()
+	return c.Flush()
 }
 
-// writeFrame appends one final frame, masked as a client's must be, to
-// bw; c.wmu is held.
-func (c *Conn) writeFrame(op ws.OpCode, payload []byte) error {
-	h := ws.Header{Fin: true, OpCode: op, Masked: true, Mask: ws.NewMask(), Length: int64(len(payload))}
-	if err := ws.WriteHeaderBuffer(c.bw, h, c.wheader[:]); err != nil {
-		return err
-	}
-	c.scratch = append(c.scratch[:0], payload...)
-	ws.Cipher(c.scratch, h.Mask, 0)
-	_, err := c.bw.Write(c.scratch)
-	return err
-}
-
-// ReadMessage appends the next text or binary message to dst[:0] and
-// returns it. It answers pings, skips pongs, and returns ErrClosed for a
-// close frame.
+// ReadMessage reads the next text or binary message into dst[:0] and
+// returns it, answering pings on the way. A close frame from the server
+// ends reading with a *wsconn.CloseError.
 func (c *Conn) ReadMessage(dst []byte) ([]byte, error) {
-	dst = dst[:0]
-	state := ws.StateClientSide // server frames must not be masked
-	for {
-		h, err := ws.ReadHeaderBuffer(c.br, c.header[:])
-		if err != nil {
-			return dst, err
-		}
-		if err := ws.CheckHeader(h, state); err != nil {
-			return dst, fmt.Errorf("wsload: %w", err)
-		}
-		if uint64(len(dst))+uint64(h.Length) > maxMessage {
-			return dst, fmt.Errorf("wsload: message over %d bytes", maxMessage)
-		}
-		start := len(dst)
-		payload := slices.Grow(dst, int(h.Length))[:start+int(h.Length)]
-		if _, err := io.ReadFull(c.br, payload[start:]); err != nil {
-			return dst, err
-		}
-		switch h.OpCode {
-		case ws.OpPing:
-			c.wmu.Lock()
-			err := c.writeFrame(ws.OpPong, payload[start:])
-			if err == nil {
-				err = c.bw.Flush()
-			}
-			c.wmu.Unlock()
-			if err != nil {
-				return dst, err
-			}
-			continue
-		case ws.OpPong:
-			continue
-		case ws.OpClose:
-			return dst, ErrClosed
-		}
-		dst = payload
-		if h.Fin {
-			return dst, nil
-		}
-		state = state.Set(ws.StateFragmented)
-	}
+	return c.ws.ReadMessage(context.Background(), dst[:0])
 }
 
-// Buffered is the number of bytes read from the network and not yet
-// consumed: zero means the next read waits for the server.
-func (c *Conn) Buffered() int { return c.br.Buffered() }
+// BeforeReadWait sets f, called on the reading goroutine each time
+// ReadMessage is about to read the network because nothing it read before
+// is left.
+func (c *Conn) BeforeReadWait(f func()) { c.ws.BeforeReadWait(f) }
 
 // Close closes the connection without a closing handshake.
-func (c *Conn) Close() error { return c.nc.Close() }
+func (c *Conn) Close() error { return c.ws.CloseNow() }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/gobwas/ws"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/load"
 )
@@ -53,20 +52,36 @@ func echoServer(t *testing.T) string {
 	return "ws" + strings.TrimPrefix(srv.URL, "http")
 }
 
-func TestConnRoundTripsMessagesOfEverySize(t *testing.T) {
-	c, err := Dial(context.Background(), echoServer(t))
+// roundTripper is what both connections share.
+type roundTripper interface {
+	Send(msg []byte) error
+	ReadMessage(dst []byte) ([]byte, error)
+	Close() error
+}
+
+func TestConnAndReaderRoundTripMessagesOfEverySize(t *testing.T) {
+	url := echoServer(t)
+	c, err := Dial(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
-	for _, n := range []int{0, 1, 9, 125, 126, 65535, 65536, 200000} {
-		msg := []byte(strings.Repeat("abcdefghij", n/10+1)[:n])
-		if err := c.Send(msg); err != nil {
-			t.Fatal(err)
-		}
-		got, err := c.ReadMessage(nil)
-		if err != nil || string(got) != string(msg) {
-			t.Fatalf("%d bytes: got %d bytes, %v", n, len(got), err)
+	r, err := DialReader(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, rt := range map[string]roundTripper{"Conn": c, "Reader": r} {
+		defer rt.Close()
+		var buf []byte
+		for _, n := range []int{0, 1, 9, 125, 126, 65535, 65536, 200000} {
+			msg := []byte(strings.Repeat("abcdefghij", n/10+1)[:n])
+			if err := rt.Send(msg); err != nil {
+				t.Fatal(err)
+			}
+			got, err := rt.ReadMessage(buf)
+			if err != nil || string(got) != string(msg) {
+				t.Fatalf("%s, %d bytes: got %d bytes, %v", name, n, len(got), err)
+			}
+			buf = got
 		}
 	}
 }
@@ -75,6 +90,9 @@ func TestDialRefusesTargetsOffThisMachine(t *testing.T) {
 	for _, target := range []string{"ws://example.com/rpc", "wss://10.0.0.1/", "http://127.0.0.1/"} {
 		if _, err := Dial(context.Background(), target); err == nil {
 			t.Errorf("%s: dialled", target)
+		}
+		if _, err := DialReader(context.Background(), target); err == nil {
+			t.Errorf("%s: dialled a reader", target)
 		}
 	}
 	if _, err := Dial(context.Background(), "ws://8.8.8.8/"); !errors.Is(err, load.ErrNotLoopback) {
@@ -89,23 +107,6 @@ func TestDialFailsWithoutAnUpgrade(t *testing.T) {
 	defer cancel()
 	if _, err := Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")); err == nil || !strings.Contains(err.Error(), "404") {
 		t.Fatalf("%v", err)
-	}
-}
-
-func TestMaskIsItsOwnInverse(t *testing.T) {
-	key := []byte{1, 2, 3, 250}
-	for n := range 20 {
-		p := []byte(strings.Repeat("x", n))
-		ws.Cipher(p, [4]byte(key), 0)
-		for i := range p {
-			if p[i] != 'x'^key[i%4] {
-				t.Fatalf("%d bytes: byte %d", n, i)
-			}
-		}
-		ws.Cipher(p, [4]byte(key), 0)
-		if string(p) != strings.Repeat("x", n) {
-			t.Fatalf("%d bytes: %q", n, p)
-		}
 	}
 }
 

@@ -1,0 +1,253 @@
+// Package clientload drives Go JSON-RPC clients against one WebSocket
+// server, so that the clients, not the server, are what differs: this
+// module's rpcclient with goroutines calling in a loop (CallT), rpcclient
+// with one goroutine per connection keeping its calls in flight with Go,
+// and go-ethereum's rpc.Client with goroutines calling CallContext. Every
+// answer is decoded into a Go value and the value checked. It reports the
+// calls per second of timed windows and the allocations per call of the
+// harness process (the server is another process, so they are the
+// client's).
+//
+// Like package load it only ever connects to loopback: a URL whose host is
+// not a loopback IP or "localhost" is refused.
+package clientload
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/load"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
+)
+
+// The clients, named as the series that measure them.
+const (
+	// Ours is rpcclient, Depth goroutines per connection each calling
+	// CallT in a loop.
+	Ours = "ours"
+	// OursGo is rpcclient, one goroutine per connection keeping Depth
+	// calls in flight with Go.
+	OursGo = "ours_go"
+	// Geth is go-ethereum's rpc.Client, Depth goroutines per connection
+	// each calling CallContext in a loop.
+	Geth = "geth"
+)
+
+// Clients are the clients Run drives, in the order the set shows them.
+var Clients = []string{Ours, OursGo, Geth}
+
+// Call is one request as a Go client makes it, and the value its answer
+// must decode to.
+type Call struct {
+	Method string
+	Args   []any
+	// Number is the result when IsString is false, String when it is true.
+	Number   float64
+	String   string
+	IsString bool
+}
+
+// Workload returns the five benchmark requests (inprocess.Workload) as Go
+// calls: the params and results decoded from their JSON.
+func Workload() ([]Call, error) {
+	var out []Call
+	for _, w := range inprocess.Workload {
+		c := Call{Method: w.Method}
+		if err := json.Unmarshal([]byte(w.Params), &c.Args); err != nil {
+			return nil, fmt.Errorf("clientload: params of %s: %w", w.Method, err)
+		}
+		var result any
+		if err := json.Unmarshal([]byte(w.Result), &result); err != nil {
+			return nil, fmt.Errorf("clientload: result of %s: %w", w.Method, err)
+		}
+		switch r := result.(type) {
+		case float64:
+			c.Number = r
+		case string:
+			c.String, c.IsString = r, true
+		default:
+			return nil, fmt.Errorf("clientload: result of %s is neither a number nor a string", w.Method)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// Numeric returns the calls of calls whose result is a number.
+func Numeric(calls []Call) []Call {
+	var out []Call
+	for _, c := range calls {
+		if !c.IsString {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// check fails unless the answer of c decoded to the number or string
+// expected.
+func (c *Call) check(number float64, str string) error {
+	if c.IsString && str != c.String {
+		return fmt.Errorf("clientload: %s answered %q, want %q", c.Method, str, c.String)
+	}
+	if !c.IsString && number != c.Number {
+		return fmt.Errorf("clientload: %s answered %v, want %v", c.Method, number, c.Number)
+	}
+	return nil
+}
+
+// Config describes one run.
+type Config struct {
+	// URL is the server's ws:// endpoint, on loopback.
+	URL string
+	// Client is Ours, OursGo or Geth.
+	Client string
+	// Conns is the number of connections, one client each; Depth the
+	// calls in flight on each.
+	Conns, Depth int
+	// Calls are made in turn, each goroutine starting at a different one.
+	Calls []Call
+	// Windows times the run.
+	Windows pipeline.Windows
+	// Numeric, when it holds windows, times a second phase on the same
+	// connections right after the first: only the calls of Calls with a
+	// numeric result, for their allocations per call. Its warm-up lets the
+	// calls of the first phase still in flight finish.
+	Numeric pipeline.Windows
+}
+
+// Window is one timed window.
+type Window struct {
+	// Rate is the calls per second.
+	Rate float64
+	// Allocs is the heap allocations of the harness process per call.
+	Allocs float64
+}
+
+// Result is a run's windows: those of Windows, with all the calls, and
+// those of Numeric.
+type Result struct {
+	All, Numeric []Window
+}
+
+// run is what the goroutines of a run share.
+type run struct {
+	calls    atomic.Pointer[[]Call] // the calls being made, switched between the phases
+	answered atomic.Int64
+	stop     atomic.Bool
+	quit     chan struct{} // closed when the run stops
+	failed   chan error
+}
+
+// fail reports err unless the run is stopping.
+func (r *run) fail(err error) {
+	if r.stop.Load() {
+		return
+	}
+	select {
+	case r.failed <- err:
+	default:
+	}
+}
+
+// Run dials cfg.Conns clients of cfg.Client to cfg.URL, drives them, and
+// returns the windows. A wrong answer or a failed call ends it with an
+// error.
+func Run(ctx context.Context, cfg Config) (Result, error) {
+	u, err := url.Parse(cfg.URL)
+	if err != nil {
+		return Result{}, err
+	}
+	if u.Scheme != "ws" {
+		return Result{}, fmt.Errorf("clientload: scheme %q: want ws", u.Scheme)
+	}
+	if err := load.CheckLoopbackHost(u.Hostname()); err != nil {
+		return Result{}, err
+	}
+	if cfg.Conns < 1 || cfg.Depth < 1 || len(cfg.Calls) == 0 || !cfg.Windows.Valid() {
+		return Result{}, errors.New("clientload: a run needs connections, depth, calls and windows")
+	}
+	numeric := Numeric(cfg.Calls)
+	if cfg.Numeric.Valid() && len(numeric) == 0 {
+		return Result{}, errors.New("clientload: no call has a numeric result")
+	}
+	drive, ok := drivers[cfg.Client]
+	if !ok {
+		return Result{}, fmt.Errorf("clientload: no client %q", cfg.Client)
+	}
+	r := &run{quit: make(chan struct{}), failed: make(chan error, 1)}
+	r.calls.Store(&cfg.Calls)
+	var wg sync.WaitGroup
+	var closers []func()
+	defer func() {
+		r.stop.Store(true)
+		close(r.quit)
+		for _, c := range closers {
+			c()
+		}
+		wg.Wait()
+	}()
+	for range cfg.Conns {
+		closeClient, err := drive(ctx, cfg.URL, cfg.Depth, r, &wg)
+		if err != nil {
+			return Result{}, err
+		}
+		closers = append(closers, closeClient)
+	}
+	var res Result
+	if res.All, err = r.windows(ctx, cfg.Windows); err != nil {
+		return Result{}, err
+	}
+	if cfg.Numeric.Valid() {
+		r.calls.Store(&numeric)
+		if res.Numeric, err = r.windows(ctx, cfg.Numeric); err != nil {
+			return Result{}, err
+		}
+	}
+	return res, nil
+}
+
+// windows times w, reading the calls answered and the heap allocations of
+// the process at the start and the end of every window.
+func (r *run) windows(ctx context.Context, w pipeline.Windows) ([]Window, error) {
+	type mark struct {
+		calls   int64
+		mallocs uint64
+	}
+	marks := make([]mark, 0, w.Count+1)
+	var ms runtime.MemStats
+	rates, err := w.Rates(ctx, r.failed, func() int64 {
+		n := r.answered.Load()
+		runtime.ReadMemStats(&ms)
+		marks = append(marks, mark{n, ms.Mallocs})
+		return n
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Window, len(rates))
+	for i, rate := range rates {
+		calls := marks[i+1].calls - marks[i].calls
+		out[i] = Window{Rate: rate, Allocs: float64(marks[i+1].mallocs-marks[i].mallocs) / float64(calls)}
+	}
+	return out, nil
+}
+
+// driver dials one client and starts the goroutines that drive it with
+// depth calls in flight; the function it returns closes the client, after
+// which the goroutines end.
+type driver func(ctx context.Context, url string, depth int, r *run, wg *sync.WaitGroup) (func(), error)
+
+// drivers are the clients by name.
+var drivers = map[string]driver{Ours: driveOurs, OursGo: driveOursGo, Geth: driveGeth}
+
+// dialTimeout bounds one client's dial.
+const dialTimeout = 10 * time.Second

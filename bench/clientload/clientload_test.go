@@ -1,0 +1,92 @@
+package clientload
+
+import (
+	"context"
+	"errors"
+	"io"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/load"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/servetest"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsserve"
+)
+
+// serveOurs runs the harness's WebSocket server of ours in this process
+// and returns its URL.
+func serveOurs(t *testing.T) string {
+	t.Helper()
+	return servetest.Serve(t, func(ctx context.Context, w io.Writer) error { return wsserve.Serve(ctx, "ours", w) })
+}
+
+func TestWorkloadDecodesTheFiveRequests(t *testing.T) {
+	calls, err := Workload()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) != 5 || calls[0].Method != "add" || calls[0].Number != 3 || len(calls[0].Args) != 2 ||
+		!calls[4].IsString || calls[4].String != "Foo" {
+		t.Fatalf("%+v", calls)
+	}
+	if n := Numeric(calls); len(n) != 4 || n[3].Method != "Test2" {
+		t.Fatalf("numeric calls %+v", n)
+	}
+}
+
+func TestEveryClientCallsAndCounts(t *testing.T) {
+	calls, err := Workload()
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := serveOurs(t)
+	for _, client := range Clients {
+		t.Run(client, func(t *testing.T) {
+			res, err := Run(context.Background(), Config{URL: url, Client: client, Conns: 2, Depth: 8, Calls: calls,
+				Windows: pipeline.Windows{Warmup: 10 * time.Millisecond, Length: 30 * time.Millisecond, Count: 2},
+				Numeric: pipeline.Windows{Warmup: 5 * time.Millisecond, Length: 20 * time.Millisecond, Count: 2}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.All) != 2 || len(res.Numeric) != 2 {
+				t.Fatalf("windows %+v", res)
+			}
+			for _, w := range append(res.All, res.Numeric...) {
+				if w.Rate <= 0 || w.Allocs < 0 || math.IsNaN(w.Allocs) || math.IsInf(w.Allocs, 0) {
+					t.Fatalf("window %+v", w)
+				}
+			}
+		})
+	}
+}
+
+func TestEveryClientChecksTheValues(t *testing.T) {
+	calls, err := Workload()
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls[2].Number = 1.24 // NullableFloatToNullableFloat answers 1.23
+	url := serveOurs(t)
+	for _, client := range Clients {
+		_, err := Run(context.Background(), Config{URL: url, Client: client, Conns: 1, Depth: 4, Calls: calls,
+			Windows: pipeline.Windows{Length: time.Second, Count: 3}})
+		if err == nil || !strings.Contains(err.Error(), "answered 1.23, want 1.24") {
+			t.Errorf("%s: %v", client, err)
+		}
+	}
+}
+
+func TestRunRefusesTargetsOffThisMachineAndUnknownClients(t *testing.T) {
+	calls, _ := Workload()
+	w := pipeline.Windows{Length: time.Millisecond, Count: 1}
+	if _, err := Run(context.Background(), Config{URL: "ws://8.8.8.8/", Client: Ours, Conns: 1, Depth: 1, Calls: calls,
+		Windows: w}); !errors.Is(err, load.ErrNotLoopback) {
+		t.Errorf("8.8.8.8: %v", err)
+	}
+	if _, err := Run(context.Background(), Config{URL: "ws://127.0.0.1:1/", Client: "jrpc2", Conns: 1, Depth: 1, Calls: calls,
+		Windows: w}); err == nil || !strings.Contains(err.Error(), "no client") {
+		t.Errorf("an unknown client: %v", err)
+	}
+}

@@ -1,0 +1,182 @@
+package clientload
+
+// drivers.go makes the calls: rpcclient from goroutines (CallT) and from
+// one goroutine (Go), go-ethereum's rpc.Client from goroutines.
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpcclient"
+)
+
+// next returns the call to make after j calls, from the current phase's.
+func (r *run) next(j int) *Call {
+	calls := *r.calls.Load()
+	return &calls[j%len(calls)]
+}
+
+// driveOurs dials rpcclient and starts depth goroutines calling CallT.
+func driveOurs(ctx context.Context, url string, depth int, r *run, wg *sync.WaitGroup) (func(), error) {
+	c, err := dialOurs(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	for i := range depth {
+		wg.Go(func() { oursLoop(c, i, r) })
+	}
+	return c.Close, nil
+}
+
+// dialOurs dials one rpcclient.Client.
+func dialOurs(ctx context.Context, url string) (*rpcclient.Client, error) {
+	ctx, cancel := context.WithTimeout(ctx, dialTimeout)
+	defer cancel()
+	c, err := rpcclient.Dial(ctx, url)
+	if err != nil {
+		return nil, fmt.Errorf("clientload: %w", err)
+	}
+	return c, nil
+}
+
+// oursLoop makes one call at a time with CallT, starting at the first-th,
+// until the run stops.
+func oursLoop(c *rpcclient.Client, first int, r *run) {
+	ctx := context.Background() // never ends: a call waits for its answer alone
+	for j := first; !r.stop.Load(); j++ {
+		call := r.next(j)
+		var err error
+		if call.IsString {
+			var s string
+			if s, err = rpcclient.CallT[string](ctx, c, call.Method, call.Args...); err == nil {
+				err = call.check(0, s)
+			}
+		} else {
+			var n float64
+			if n, err = rpcclient.CallT[float64](ctx, c, call.Method, call.Args...); err == nil {
+				err = call.check(n, "")
+			}
+		}
+		if err != nil {
+			r.fail(fmt.Errorf("clientload: ours: %s: %w", call.Method, err))
+			return
+		}
+		r.answered.Add(1)
+	}
+}
+
+// driveOursGo dials rpcclient and starts one goroutine keeping depth calls
+// in flight with Go.
+func driveOursGo(ctx context.Context, url string, depth int, r *run, wg *sync.WaitGroup) (func(), error) {
+	c, err := dialOurs(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	wg.Go(func() { goLoop(c, depth, r) })
+	return c.Close, nil
+}
+
+// goLoop starts depth calls with Go, then starts the next call each time
+// one comes back, until the run stops. Each call decodes into a result
+// slot of its type, free again once the call came back.
+func goLoop(c *rpcclient.Client, depth int, r *run) {
+	ctx := context.Background()
+	done := make(chan *rpcclient.AsyncCall, depth)
+	byMethod := map[string]*Call{}
+	for _, call := range *r.calls.Load() {
+		byMethod[call.Method] = &call
+	}
+	numbers, strs := make([]float64, depth), make([]string, depth)
+	freeNumbers, freeStrs := make([]*float64, depth), make([]*string, depth)
+	for i := range depth {
+		freeNumbers[i], freeStrs[i] = &numbers[i], &strs[i]
+	}
+	j := 0
+	start := func() {
+		call := r.next(j)
+		j++
+		if call.IsString {
+			p := freeStrs[len(freeStrs)-1]
+			freeStrs, *p = freeStrs[:len(freeStrs)-1], ""
+			c.Go(ctx, done, p, call.Method, call.Args...)
+			return
+		}
+		p := freeNumbers[len(freeNumbers)-1]
+		freeNumbers, *p = freeNumbers[:len(freeNumbers)-1], 0
+		c.Go(ctx, done, p, call.Method, call.Args...)
+	}
+	for range depth {
+		start()
+	}
+	for {
+		var a *rpcclient.AsyncCall
+		select {
+		case a = <-done:
+		case <-r.quit:
+			return
+		}
+		err := a.Error
+		if err == nil {
+			call := byMethod[a.Method]
+			switch p := a.Result.(type) {
+			case *float64:
+				err = call.check(*p, "")
+				freeNumbers = append(freeNumbers, p)
+			case *string:
+				err = call.check(0, *p)
+				freeStrs = append(freeStrs, p)
+			}
+		}
+		if err != nil {
+			r.fail(fmt.Errorf("clientload: ours_go: %s: %w", a.Method, err))
+			return
+		}
+		r.answered.Add(1)
+		if r.stop.Load() {
+			return
+		}
+		start()
+	}
+}
+
+// driveGeth dials go-ethereum's client and starts depth goroutines calling
+// CallContext.
+func driveGeth(ctx context.Context, url string, depth int, r *run, wg *sync.WaitGroup) (func(), error) {
+	ctx, cancel := context.WithTimeout(ctx, dialTimeout)
+	defer cancel()
+	c, err := rpc.DialContext(ctx, url)
+	if err != nil {
+		return nil, fmt.Errorf("clientload: go-ethereum: %w", err)
+	}
+	for i := range depth {
+		wg.Go(func() { gethLoop(c, i, r) })
+	}
+	return c.Close, nil
+}
+
+// gethLoop makes one call at a time with CallContext, starting at the
+// first-th, until the run stops.
+func gethLoop(c *rpc.Client, first int, r *run) {
+	ctx := context.Background()
+	for j := first; !r.stop.Load(); j++ {
+		call := r.next(j)
+		var n float64
+		var s string
+		var err error
+		if call.IsString {
+			if err = c.CallContext(ctx, &s, call.Method, call.Args...); err == nil {
+				err = call.check(0, s)
+			}
+		} else if err = c.CallContext(ctx, &n, call.Method, call.Args...); err == nil {
+			err = call.check(n, "")
+		}
+		if err != nil {
+			r.fail(fmt.Errorf("clientload: geth: %s: %w", call.Method, err))
+			return
+		}
+		r.answered.Add(1)
+	}
+}
