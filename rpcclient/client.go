@@ -106,7 +106,7 @@ func (o *options) check() error {
 		return errors.New("rpcclient: WithMaxResends needs 0 or more")
 	case o.maxServerCalls <= 0:
 		return errors.New("rpcclient: WithMaxServerCalls needs 1 or more")
-	case o.batchWindow < 0, o.writeTimeout <= 0:
+	case o.batchWindow < 0, o.writeTimeout <= 0, o.pingInterval < 0:
 		return errors.New("rpcclient: durations must not be negative")
 	}
 	return nil

@@ -42,14 +42,21 @@ func dialerFor(u *url.URL, o *options) (dialFunc, error) {
 }
 
 // webSocket is a WebSocket connection as a messageConn.
-type webSocket struct{ *wsconn.Conn }
+type webSocket struct {
+	*wsconn.Conn
+	stopPings func()
+}
 
 // Close closes the connection at once, as when it failed.
-func (w webSocket) Close() error { return w.CloseNow() }
+func (w webSocket) Close() error {
+	w.stopPings()
+	return w.CloseNow()
+}
 
 // closeCleanly ends the connection as the client closes: reading stops,
 // then the closing handshake (1000) runs.
 func (w webSocket) closeCleanly(readerDone <-chan error) {
+	w.stopPings()
 	w.InterruptRead()
 	<-readerDone
 	_ = w.Conn.Close(wsconn.StatusNormalClosure, "")
@@ -66,7 +73,11 @@ func dialWebSocket(ctx context.Context, target string, o *options) (messageConn,
 	if err != nil {
 		return nil, fmt.Errorf("rpcclient: %w", err)
 	}
-	return webSocket{conn}, nil
+	stop := func() {}
+	if o.pingInterval > 0 {
+		stop = conn.StartKeepAlive(o.pingInterval)
+	}
+	return webSocket{Conn: conn, stopPings: stop}, nil
 }
 
 // streamDialer dials a stream of JSON values back to back.

@@ -39,6 +39,7 @@ type options struct {
 	batchWindow    time.Duration
 	maxServerCalls int
 	writeTimeout   time.Duration
+	pingInterval   time.Duration
 }
 
 func defaultOptions() options {
@@ -50,6 +51,7 @@ func defaultOptions() options {
 		maxResends:     DefaultMaxResends,
 		maxServerCalls: DefaultMaxServerCalls,
 		writeTimeout:   rpccore.DefaultWriteTimeout,
+		pingInterval:   rpccore.DefaultPingInterval,
 	}
 }
 
@@ -124,6 +126,13 @@ func WithMaxServerCalls(n int) Option { return func(o *options) { o.maxServerCal
 // WithWriteTimeout bounds one network write. Default
 // rpccore.DefaultWriteTimeout.
 func WithWriteTimeout(d time.Duration) Option { return func(o *options) { o.writeTimeout = d } }
+
+// WithPingInterval sets how often a WebSocket connection is checked: when
+// nothing came from the server since the last check, it is pinged, and
+// dropped (then redialled) when nothing has come by the next. 0 sends no
+// pings. Default rpccore.DefaultPingInterval (30s). Streams rely on TCP
+// keep-alive, which Go turns on for every dialled connection.
+func WithPingInterval(d time.Duration) Option { return func(o *options) { o.pingInterval = d } }
 
 type idempotentKey struct{}
 

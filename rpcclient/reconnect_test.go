@@ -4,13 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/wsconn"
 )
 
 // stateLog records the states a client reports.
@@ -319,4 +323,28 @@ func TestSubscriptionSurvivesLossesInARow(t *testing.T) {
 		}
 		t.Logf("ticks %v while settling", got)
 	}
+}
+
+// silentWebSocket accepts WebSocket connections and then neither reads
+// nor answers anything: a server that hangs.
+func silentWebSocket(t *testing.T) string {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, err := wsconn.Accept(w, r, wsconn.Options{})
+		if err != nil {
+			return
+		}
+		<-r.Context().Done()
+		_ = conn.CloseNow()
+	}))
+	t.Cleanup(func() {
+		ts.CloseClientConnections()
+		ts.Close()
+	})
+	return "ws" + strings.TrimPrefix(ts.URL, "http")
+}
+
+func TestPingsDropAServerThatHangs(t *testing.T) {
+	log := newStateLog()
+	dialTest(t, silentWebSocket(t), WithPingInterval(20*time.Millisecond), WithStateFunc(log.record))
+	log.await(t, Reconnecting)
 }
