@@ -80,7 +80,7 @@ func newClient(o options) (*Client, error) {
 	if err := handlers.RegisterMethods(o.methods); err != nil {
 		return nil, err
 	}
-	c := &Client{opts: o, calls: pending.New(""), handlers: handlers, done: make(chan struct{})}
+	c := &Client{opts: o, calls: pending.NewSharded("", callShards), handlers: handlers, done: make(chan struct{})}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	return c, nil
 }
@@ -111,6 +111,10 @@ func (o *options) check() error {
 	}
 	return nil
 }
+
+// callShards is how many locks the client's table of pending calls has:
+// many callers open calls while the reader delivers answers.
+const callShards = 16
 
 // parseTarget parses what Dial was given; a bare path is a unix socket.
 func parseTarget(raw string) (*url.URL, error) {

@@ -3,6 +3,8 @@ package pending
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sync"
 	"testing"
 )
 
@@ -85,5 +87,40 @@ func TestIssuedAndFailID(t *testing.T) {
 	a.Release()
 	if !tab.Issued([]byte("1")) {
 		t.Fatal("an answered id is no longer issued")
+	}
+}
+
+func TestShardedTable(t *testing.T) {
+	tab := NewSharded("", 16)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 200 {
+				c, err := tab.Open()
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				want := fmt.Sprint(g*1000 + i)
+				go tab.Deliver(c.ID(), []byte(want), nil)
+				res, _, err := c.Wait(context.Background())
+				if err != nil || string(res) != want {
+					t.Errorf("call %s: %q, %v", c.ID(), res, err)
+				}
+				c.Release()
+			}
+		})
+	}
+	wg.Wait()
+	if tab.Len() != 0 {
+		t.Fatalf("%d calls left", tab.Len())
+	}
+	left, _ := tab.Open()
+	tab.Close(nil)
+	if _, _, err := left.Wait(context.Background()); !errors.Is(err, ErrClosed) {
+		t.Fatalf("after Close: %v", err)
+	}
+	if _, err := tab.Open(); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Open after Close: %v", err)
 	}
 }

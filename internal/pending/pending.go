@@ -26,7 +26,8 @@ var ErrClosed = errors.New("pending: connection closed")
 type Table struct {
 	prefix    string                       // ids are JSON strings "<prefix><n>" when set, integers otherwise
 	next      atomic.Uint64                // the number of the last call opened
-	shards    [shardCount]shard            // calls by number, n % shardCount
+	shards    []shard                      // calls by number, n & mask
+	mask      uint64
 	onDeliver func(c *Call, result []byte) // see SetDeliverHook
 
 	finMu     sync.Mutex
@@ -34,30 +35,33 @@ type Table struct {
 	nFinished atomic.Int32 // len(finished), read without the lock
 }
 
-// shardCount is the number of shards of a table.
-const shardCount = 16
-
 // shard is one lock's share of a table's calls.
 type shard struct {
 	mu     sync.Mutex
-	calls  map[uint64]*Call
-	closed error    // set once Close has been called
-	_      [24]byte // keeps neighbouring shards' locks off one cache line
+	calls  map[uint64]*Call // made by the first Open of the shard
+	closed error            // set once Close has been called
+	_      [24]byte         // keeps neighbouring shards' locks off one cache line
 }
 
-// New returns an empty table. Its ids are the JSON strings "<prefix>1",
-// "<prefix>2", ... when prefix is not empty, and the integers 1, 2, ...
-// when it is.
-func New(prefix string) *Table {
-	t := &Table{prefix: prefix}
-	for i := range t.shards {
-		t.shards[i].calls = map[uint64]*Call{}
+// New returns an empty table with one lock: the size of an idle
+// connection's table matters more than how many goroutines share it. Its
+// ids are the JSON strings "<prefix>1", "<prefix>2", ... when prefix is
+// not empty, and the integers 1, 2, ... when it is.
+func New(prefix string) *Table { return NewSharded(prefix, 1) }
+
+// NewSharded returns an empty table whose calls are spread over shards
+// locks (rounded up to a power of two), for many goroutines opening calls
+// while a reader delivers their answers.
+func NewSharded(prefix string, shards int) *Table {
+	n := 1
+	for n < shards {
+		n *= 2
 	}
-	return t
+	return &Table{prefix: prefix, shards: make([]shard, n), mask: uint64(n - 1)}
 }
 
 // shardOf returns the shard of call number n.
-func (t *Table) shardOf(n uint64) *shard { return &t.shards[n%shardCount] }
+func (t *Table) shardOf(n uint64) *shard { return &t.shards[n&t.mask] }
 
 // Call is one call awaiting its answer. After Wait returns, the caller
 // reads the answer and then hands the Call back with Release.
@@ -103,6 +107,9 @@ func (t *Table) Open() (*Call, error) {
 	}
 	c.table, c.n = t, n
 	c.id = t.appendID(c.id[:0], n)
+	if sh.calls == nil {
+		sh.calls = map[uint64]*Call{}
+	}
 	sh.calls[n] = c
 	sh.mu.Unlock()
 	return c, nil
