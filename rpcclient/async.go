@@ -40,29 +40,36 @@ func (c *Client) Go(ctx context.Context, done chan *AsyncCall, result any, metho
 		done = make(chan *AsyncCall, 1)
 	}
 	a := &AsyncCall{Method: method, Result: result, Done: done}
+	c.GoCall(ctx, a, args...)
+	return a
+}
+
+// GoCall is Go for a call whose Method, Result and Done (buffered, as
+// Go's done) the caller set: a call received from Done may be started
+// again, so that a loop keeping calls in flight allocates nothing for
+// them.
+func (c *Client) GoCall(ctx context.Context, a *AsyncCall, args ...any) {
+	a.Error, a.finished, a.stop = nil, false, nil
 	if c.http != nil {
-		go func() {
-			a.Error = c.Call(ctx, result, method, args...)
-			done <- a
-		}()
-		return a
+		c.goHTTP(ctx, a, args)
+		return
 	}
-	r, err := c.open(ctx, method)
+	r, err := c.open(ctx, a.Method)
 	if err == nil {
-		r.msg, err = appendRequest(r.msg[:0], method, r.call.ID(), args)
+		r.msg, err = appendRequest(r.msg[:0], a.Method, r.call.ID(), args)
 		if err != nil {
 			c.release(r)
 		}
 	}
 	if err != nil {
 		a.Error = err
-		done <- a
-		return a
+		a.Done <- a
+		return
 	}
 	r.async, r.call.Async = a, true
 	if ctx.Done() == nil {
 		c.send(r)
-		return a
+		return
 	}
 	id := append([]byte(nil), r.call.ID()...) // r may be released once sent
 	c.send(r)
@@ -75,7 +82,16 @@ func (c *Client) Go(ctx context.Context, done chan *AsyncCall, result any, metho
 		})
 	}
 	a.mu.Unlock()
-	return a
+}
+
+// goHTTP makes a's call over HTTP on a goroutine of its own, with a copy
+// of args, so that GoCall's args do not escape.
+func (c *Client) goHTTP(ctx context.Context, a *AsyncCall, args []any) {
+	copied := append([]any(nil), args...)
+	go func() {
+		a.Error = c.Call(ctx, a.Result, a.Method, copied...)
+		a.Done <- a
+	}()
 }
 
 // maxFinishedAtOnce bounds the calls finishAsync takes from the table at

@@ -78,3 +78,33 @@ func TestGoAcrossALostConnection(t *testing.T) {
 		t.Fatalf("after Close: %v", a.Error)
 	}
 }
+
+func TestGoCallReusesItsCalls(t *testing.T) {
+	srv := startStreamServer(t, newTestRPCServer(t))
+	c := dialTest(t, srv.url())
+	ctx := testContext(t)
+	const inFlight, total = 32, 2000
+	done := make(chan *AsyncCall, inFlight)
+	results := make([]int, inFlight)
+	for i := range inFlight {
+		c.GoCall(ctx, &AsyncCall{Method: "addInt", Result: &results[i], Done: done}, i, 0)
+	}
+	started, finished := inFlight, 0
+	for finished < total {
+		a := <-done
+		if a.Error != nil {
+			t.Fatal(a.Error)
+		}
+		finished++
+		if started < total {
+			*a.Result.(*int) = -1
+			c.GoCall(ctx, a, started, 0) // the same call, again
+			started++
+		}
+	}
+	for i, r := range results {
+		if r < 0 {
+			t.Fatalf("call %d left no result", i)
+		}
+	}
+}

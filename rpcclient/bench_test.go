@@ -52,3 +52,29 @@ func BenchmarkCallT(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkGoCall keeps 128 calls in flight from one goroutine, reusing
+// them.
+func BenchmarkGoCall(b *testing.B) {
+	c := dialTest(b, startStreamServer(b, newTestRPCServer(b)).url())
+	ctx := context.Background()
+	const inFlight = 128
+	done := make(chan *AsyncCall, inFlight)
+	results := make([]float64, inFlight)
+	b.ReportAllocs()
+	for i := range inFlight {
+		c.GoCall(ctx, &AsyncCall{Method: "add", Result: &results[i], Done: done}, 1, 2)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		a := <-done
+		if a.Error != nil {
+			b.Fatal(a.Error)
+		}
+		c.GoCall(ctx, a, 1, 2)
+	}
+	b.StopTimer()
+	for range inFlight {
+		<-done
+	}
+}

@@ -79,8 +79,8 @@ func driveOursGo(ctx context.Context, url string, depth int, r *run, wg *sync.Wa
 	return c.Close, nil
 }
 
-// goLoop starts depth calls with Go, then starts the next call each time
-// one comes back, until the run stops. Each call decodes into a result
+// goLoop starts depth calls with GoCall, then starts the next call each
+// time one comes back, until the run stops. Each call decodes into a result
 // slot of its type, free again once the call came back.
 func goLoop(c *rpcclient.Client, depth int, r *run) {
 	ctx := context.Background()
@@ -95,18 +95,28 @@ func goLoop(c *rpcclient.Client, depth int, r *run) {
 		freeNumbers[i], freeStrs[i] = &numbers[i], &strs[i]
 	}
 	j := 0
+	// The calls that came back are started again: nothing is allocated per
+	// call.
+	spare := make([]*rpcclient.AsyncCall, 0, depth)
+	for range depth {
+		spare = append(spare, &rpcclient.AsyncCall{Done: done})
+	}
 	start := func() {
 		call := r.next(j)
 		j++
+		a := spare[len(spare)-1]
+		spare = spare[:len(spare)-1]
+		a.Method = call.Method
 		if call.IsString {
 			p := freeStrs[len(freeStrs)-1]
 			freeStrs, *p = freeStrs[:len(freeStrs)-1], ""
-			c.Go(ctx, done, p, call.Method, call.Args...)
-			return
+			a.Result = p
+		} else {
+			p := freeNumbers[len(freeNumbers)-1]
+			freeNumbers, *p = freeNumbers[:len(freeNumbers)-1], 0
+			a.Result = p
 		}
-		p := freeNumbers[len(freeNumbers)-1]
-		freeNumbers, *p = freeNumbers[:len(freeNumbers)-1], 0
-		c.Go(ctx, done, p, call.Method, call.Args...)
+		c.GoCall(ctx, a, call.Args...)
 	}
 	for range depth {
 		start()
@@ -135,6 +145,7 @@ func goLoop(c *rpcclient.Client, depth int, r *run) {
 			return
 		}
 		r.answered.Add(1)
+		spare = append(spare, a)
 		if r.stop.Load() {
 			return
 		}

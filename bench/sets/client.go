@@ -72,7 +72,7 @@ func ClientWork(p Profile) int {
 // The client set's series.
 var clientSeries = []struct{ name, label, role string }{
 	{clientload.Ours, "rpcclient, goroutines calling CallT", schema.Ours},
-	{clientload.OursGo, "rpcclient, one goroutine per connection calling Go", schema.Baseline},
+	{clientload.OursGo, "rpcclient, one goroutine per connection calling GoCall", schema.Baseline},
 	{clientload.Geth, "go-ethereum rpc.Client, goroutines calling CallContext", schema.Peer},
 }
 
@@ -92,7 +92,7 @@ func (c *Clients) Pipelined(ctx context.Context, e *Env) schema.Set {
 		Harness: c.harness,
 		Note: "each connection is one client with its number of calls in flight: ours, as many goroutines each " +
 			"calling rpcclient.CallT in a loop (CallT[float64] for the four numeric results, CallT[string] for " +
-			"StringMe); ours_go, one goroutine that starts that many calls with Client.Go and starts the next " +
+			"StringMe); ours_go, one goroutine that starts that many calls with Client.GoCall (reusing the calls that came back) and starts the next " +
 			"each time one comes back on its channel; go-ethereum, as many goroutines each calling " +
 			"Client.CallContext. Every answer is decoded into a Go value and the value checked. Allocations per " +
 			"call are the harness process's runtime.MemStats.Mallocs over each timed window divided by the " +

@@ -143,7 +143,7 @@ func goalList(p Profile) []goal {
 			text:    "≥10x go-ethereum's client in calls per second over WebSocket, 4 connections × 256 in flight: rpcclient from goroutines calling CallT, as go-ethereum's is called",
 			measure: seriesRatioGoal("ours", "geth", cm)},
 		{id: "client_go_vs_geth", issue: 12, set: "client_pipelined", unit: "x", target: 10,
-			text:    "≥10x go-ethereum's client in calls per second over WebSocket, 4 connections × 256 in flight: rpcclient's Go, one goroutine per connection",
+			text:    "≥10x go-ethereum's client in calls per second over WebSocket, 4 connections × 256 in flight: rpcclient's GoCall, one goroutine per connection",
 			measure: seriesRatioGoal("ours_go", "geth", cm)},
 		{id: "client_allocs_numeric", issue: 12, set: "client_pipelined", unit: "allocs", target: 2, atMost: true,
 			text:    "≤2 allocations per call with a numeric result in rpcclient (CallT from goroutines and Go, every cell)",
