@@ -54,7 +54,7 @@ func (c *Client) GoCall(ctx context.Context, a *AsyncCall, args ...any) {
 		c.goHTTP(ctx, a, args)
 		return
 	}
-	r, err := c.open(ctx, a.Method)
+	r, err := c.open(ctx, a.Method, nil, false)
 	if err == nil {
 		r.msg, err = appendRequest(r.msg[:0], a.Method, r.call.ID(), args)
 		if err != nil {
@@ -66,13 +66,22 @@ func (c *Client) GoCall(ctx context.Context, a *AsyncCall, args ...any) {
 		a.Done <- a
 		return
 	}
-	r.async, r.call.Async = a, true
-	if ctx.Done() == nil {
-		c.send(r)
+	// r is this goroutine's until it is sent and detached: the call may be
+	// failed meanwhile (the client closing), and is then finished here.
+	r.async = a
+	id := r.call.ID()
+	if ctx.Done() != nil {
+		id = append([]byte(nil), id...) // r may be released once detached
+	}
+	c.send(r)
+	if !r.call.Detach() {
+		res, errObj, err := r.call.Wait(context.Background())
+		c.finish(r, res, errObj, err)
 		return
 	}
-	id := append([]byte(nil), r.call.ID()...) // r may be released once sent
-	c.send(r)
+	if ctx.Done() == nil {
+		return
+	}
 	a.mu.Lock()
 	if !a.finished {
 		a.stop = context.AfterFunc(ctx, func() {
@@ -82,6 +91,27 @@ func (c *Client) GoCall(ctx context.Context, a *AsyncCall, args ...any) {
 		})
 	}
 	a.mu.Unlock()
+}
+
+// finish completes r's AsyncCall with its answer: the result decoded,
+// the request released, the call sent on its channel.
+func (c *Client) finish(r *request, res, errObj []byte, err error) {
+	a := r.async
+	if err == nil {
+		if err = answerError(res, errObj); err == nil {
+			err = decodeResult(res, a.Result)
+		}
+	}
+	a.Error = err
+	a.mu.Lock()
+	a.finished = true
+	stop := a.stop
+	a.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+	c.release(r)
+	a.Done <- a
 }
 
 // goHTTP makes a's call over HTTP on a goroutine of its own, with a copy
@@ -110,24 +140,8 @@ func (c *Client) finishAsync() {
 			return
 		}
 		for _, pc := range done {
-			r := pc.Note.(*request)
-			a := r.async
 			res, errObj, err := pc.Answer()
-			if err == nil {
-				if err = answerError(res, errObj); err == nil {
-					err = decodeResult(res, a.Result)
-				}
-			}
-			a.Error = err
-			a.mu.Lock()
-			a.finished = true
-			stop := a.stop
-			a.mu.Unlock()
-			if stop != nil {
-				stop()
-			}
-			c.release(r)
-			a.Done <- a
+			c.finish(pc.Note.(*request), res, errObj, err)
 		}
 	}
 }

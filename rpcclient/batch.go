@@ -33,7 +33,7 @@ func (c *Client) BatchCall(ctx context.Context, b []BatchElem) error {
 	}()
 	msg := []byte{'['}
 	for i := range b {
-		r, err := c.open(ctx, b[i].Method)
+		r, err := c.open(ctx, b[i].Method, nil, false)
 		if err != nil {
 			return err
 		}

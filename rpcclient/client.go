@@ -161,22 +161,29 @@ type request struct {
 
 var requestPool = sync.Pool{New: func() any { return new(request) }}
 
-// open starts a call of method.
-func (c *Client) open(ctx context.Context, method string) (*request, error) {
+// open starts a call of method; sub is set for the calls that make a
+// subscription (again, when remake). The request is complete before its
+// call enters the table, where the reader and a lost connection's sweep
+// read it.
+func (c *Client) open(ctx context.Context, method string, sub *ClientSubscription, remake bool) (*request, error) {
 	if c.opts.failFast && c.State() != Connected {
 		if c.ctx.Err() != nil {
 			return nil, ErrClientClosed
 		}
 		return nil, ErrDisconnected
 	}
-	pc, err := c.calls.Open()
+	r := requestPool.Get().(*request)
+	r.method, r.sub, r.remake = method, sub, remake
+	// A first subscribe lost with its connection is sent again; one made
+	// again after a reconnect is left to the next reconnect's remaking.
+	r.idempotent = (sub != nil && !remake) || (sub == nil && c.opts.isIdempotent(ctx, method))
+	pc, err := c.calls.OpenNote(r, sub != nil) // a subscribe's answer binds its id (delivered)
 	if err != nil {
+		r.sub = nil
+		requestPool.Put(r)
 		return nil, err
 	}
-	r := requestPool.Get().(*request)
-	r.call, r.method = pc, method
-	r.idempotent = c.opts.isIdempotent(ctx, method)
-	pc.Note = r
+	r.call = pc
 	return r, nil
 }
 
@@ -248,7 +255,7 @@ func (c *Client) Call(ctx context.Context, result any, method string, args ...an
 // result. The request, when not nil, is released by the caller once the
 // result is decoded.
 func (c *Client) roundTrip(ctx context.Context, method string, args []any) (*request, []byte, error) {
-	r, err := c.open(ctx, method)
+	r, err := c.open(ctx, method, nil, false)
 	if err != nil {
 		return nil, nil, err
 	}

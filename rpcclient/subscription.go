@@ -104,15 +104,11 @@ func (c *Client) Subscribe(ctx context.Context, namespace string, channel any, a
 // subscribe makes s on the server with params and binds its id; again
 // says that s is live and being made again after a reconnect.
 func (c *Client) subscribe(ctx context.Context, s *ClientSubscription, params []byte, again bool) error {
-	r, err := c.open(ctx, s.namespace+"_subscribe")
+	r, err := c.open(ctx, s.namespace+"_subscribe", s, again)
 	if err != nil {
 		return err
 	}
 	defer c.release(r)
-	// A first subscribe lost with its connection is sent again; one made
-	// again after a reconnect is left to the next reconnect's remaking.
-	r.sub, r.idempotent, r.remake = s, !again, again
-	r.call.Hooked = true // its answer binds the id (delivered)
 	r.msg = appendRequestParams(r.msg[:0], r.method, r.call.ID(), params)
 	c.send(r)
 	if err := c.await(ctx, r, nil); err != nil {

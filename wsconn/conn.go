@@ -5,6 +5,7 @@ package wsconn
 import (
 	"context"
 	"errors"
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,6 +18,11 @@ import (
 
 // Options configures Accept.
 type Options struct {
+	// Unwrap, when set, is given the connection the request was hijacked
+	// as, and returns the one to serve: a server whose response writers
+	// wrap the hijacked connection (to count its bytes, say) may hand back
+	// the connection beneath, which is then read and written directly.
+	Unwrap func(net.Conn) net.Conn
 	// OriginPatterns lists the hosts, besides the request's own, whose pages
 	// may connect: path.Match patterns, matched case-insensitively against
 	// the Origin header's host, or against "scheme://host" when the

@@ -63,6 +63,9 @@ func Accept(w http.ResponseWriter, r *http.Request, opts Options) (*Conn, error)
 	if err != nil {
 		return nil, fmt.Errorf("wsconn: hijacking the connection: %w", err)
 	}
+	if opts.Unwrap != nil {
+		nc = opts.Unwrap(nc)
+	}
 	// The server's read and write timeouts were meant for the request;
 	// the connection now lives as long as its pings are answered.
 	_ = nc.SetDeadline(time.Time{})

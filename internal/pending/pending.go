@@ -24,9 +24,9 @@ var ErrClosed = errors.New("pending: connection closed")
 // each with a lock of its own, so that callers opening calls and the
 // reader delivering answers seldom wait for one another.
 type Table struct {
-	prefix    string                       // ids are JSON strings "<prefix><n>" when set, integers otherwise
-	next      atomic.Uint64                // the number of the last call opened
-	shards    []shard                      // calls by number, n & mask
+	prefix    string        // ids are JSON strings "<prefix><n>" when set, integers otherwise
+	next      atomic.Uint64 // the number of the last call opened
+	shards    []shard       // calls by number, n & mask
 	mask      uint64
 	onDeliver func(c *Call, result []byte) // see SetDeliverHook
 
@@ -94,8 +94,13 @@ var callPool = sync.Pool{New: func() any { return &Call{done: make(chan struct{}
 
 // Open registers a new call and returns it, or the table's error once it
 // is closed.
-func (t *Table) Open() (*Call, error) {
+func (t *Table) Open() (*Call, error) { return t.OpenNote(nil, false) }
+
+// OpenNote is Open for a call whose Note and Hooked are set before the
+// call enters the table, where a deliver hook or Sweep may read them.
+func (t *Table) OpenNote(note any, hooked bool) (*Call, error) {
 	c := callPool.Get().(*Call)
+	c.Note, c.Hooked = note, hooked
 	n := t.next.Add(1)
 	sh := t.shardOf(n)
 	sh.mu.Lock()
@@ -193,6 +198,20 @@ func (c *Call) resolve(err error) {
 		return
 	}
 	c.done <- struct{}{}
+}
+
+// Detach makes c Async: its resolution goes to Finished from now on. It
+// reports false when c was resolved already; its owner then takes the
+// answer with Wait, as for any other call.
+func (c *Call) Detach() bool {
+	sh := c.table.shardOf(c.n)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if c.resolved {
+		return false
+	}
+	c.Async = true
+	return true
 }
 
 // Finished appends the Async calls resolved since it was last called to
