@@ -120,7 +120,7 @@ func newWebSocket(ctx caddy.Context, c *WebSocketConfig, maxBody int64, logger *
 	}
 	ws := &webSocket{
 		opts: wsconn.Options{
-			Unwrap: unwrapHijacked,
+			Unwrap:         unwrapHijacked,
 			OriginPatterns: c.Origins,
 			MaxMessage:     c.MaxMessage,
 			PingInterval:   time.Duration(c.PingInterval),
