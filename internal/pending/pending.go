@@ -316,20 +316,6 @@ func (c *Call) Release() {
 // maxKeptAnswer bounds the answer buffer a released call keeps.
 const maxKeptAnswer = 64 << 10
 
-// Fail resolves c with err, as the connection that carried it failed,
-// unless it was answered already. It reports whether it did.
-func (t *Table) Fail(c *Call, err error) bool {
-	sh := t.shardOf(c.n)
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	if c.resolved || sh.calls[c.n] != c {
-		return false
-	}
-	delete(sh.calls, c.n)
-	c.resolve(err)
-	return true
-}
-
 // FailID fails the call whose id is the raw JSON id with err, unless it
 // was answered or given up already, and reports whether it did.
 func (t *Table) FailID(id []byte, err error) bool {
@@ -361,24 +347,9 @@ func (t *Table) takeID(id []byte) (*shard, *Call) {
 	return sh, c
 }
 
-// Pending returns the calls still awaiting answers, in no order. A client
-// that lost its connection goes through them to resend some and Fail the
-// others.
-func (t *Table) Pending() []*Call {
-	var out []*Call
-	for i := range t.shards {
-		sh := &t.shards[i]
-		sh.mu.Lock()
-		for _, c := range sh.calls {
-			out = append(out, c)
-		}
-		sh.mu.Unlock()
-	}
-	return out
-}
-
-// Sweep calls f, under the table's lock (its shard's), for each call awaiting its
-// answer, and fails those for which f returns an error with it. A client
+// Sweep calls f, under the table's lock (its shard's), for each call
+// awaiting its answer, and fails those for which f returns an error with
+// it. A client
 // that lost its connection sweeps its calls to fail those whose outcome is
 // unknown and keep the others for the next connection. f must not use the
 // table.

@@ -153,29 +153,34 @@ func TestCloseFailsEveryCall(t *testing.T) {
 	}
 }
 
-func TestPendingAndFail(t *testing.T) {
+func TestSweepAndFailID(t *testing.T) {
 	tab := New("")
 	a, _ := tab.Open()
 	b, _ := tab.Open()
-	if got := len(tab.Pending()); got != 2 {
-		t.Fatalf("Pending: %d calls, want 2", got)
+	if got := tab.Len(); got != 2 {
+		t.Fatalf("Len: %d calls, want 2", got)
 	}
 	unknown := errors.New("outcome unknown")
-	if !tab.Fail(a, unknown) {
-		t.Fatal("Fail refused a waiting call")
+	if !tab.FailID(a.ID(), unknown) {
+		t.Fatal("FailID refused a waiting call")
 	}
-	if tab.Fail(a, unknown) {
-		t.Error("Fail took a call twice")
+	if tab.FailID(a.ID(), unknown) {
+		t.Error("FailID took a call twice")
 	}
 	if _, _, err := a.Wait(context.Background()); !errors.Is(err, unknown) {
 		t.Errorf("failed call: %v", err)
 	}
-	if got := tab.Pending(); len(got) != 1 || got[0] != b {
-		t.Errorf("Pending after Fail: %v", got)
+	var waiting []*Call
+	tab.Sweep(func(c *Call) error {
+		waiting = append(waiting, c)
+		return nil
+	})
+	if len(waiting) != 1 || waiting[0] != b {
+		t.Errorf("waiting after FailID: %v", waiting)
 	}
 	tab.Deliver([]byte("2"), []byte("1"), nil)
-	if tab.Fail(b, unknown) {
-		t.Error("Fail took a call already answered")
+	if tab.FailID(b.ID(), unknown) {
+		t.Error("FailID took a call already answered")
 	}
 }
 
