@@ -30,10 +30,10 @@ type Client struct {
 	state   State
 	conns   atomic.Uint64 // connections made so far: the current one's number
 
-	ctx     context.Context // ends when the client closes
-	cancel  context.CancelFunc
-	done    chan struct{} // closed once the client's goroutine has ended
-	closeMu sync.Once
+	ctx       context.Context // ends when the client closes
+	cancel    context.CancelFunc
+	done      chan struct{} // closed once the client's goroutine has ended
+	closeOnce sync.Once
 }
 
 // Dial connects to the server at rawURL: http:// or https:// (a POST per
@@ -106,7 +106,9 @@ func (o *options) check() error {
 		return errors.New("rpcclient: WithMaxResends needs 0 or more")
 	case o.maxServerCalls <= 0:
 		return errors.New("rpcclient: WithMaxServerCalls needs 1 or more")
-	case o.batchWindow < 0, o.writeTimeout <= 0, o.pingInterval < 0:
+	case o.writeTimeout <= 0:
+		return errors.New("rpcclient: WithWriteTimeout needs a positive duration")
+	case o.batchWindow < 0, o.pingInterval < 0:
 		return errors.New("rpcclient: durations must not be negative")
 	}
 	return nil
@@ -135,7 +137,7 @@ func parseTarget(raw string) (*url.URL, error) {
 // subscriptions end, the connection closes and the client's goroutines
 // end before it returns. It may be called more than once.
 func (c *Client) Close() {
-	c.closeMu.Do(func() {
+	c.closeOnce.Do(func() {
 		c.cancel()
 		<-c.done
 		c.calls.Close(ErrClientClosed)
@@ -166,11 +168,8 @@ var requestPool = sync.Pool{New: func() any { return new(request) }}
 // call enters the table, where the reader and a lost connection's sweep
 // read it.
 func (c *Client) open(ctx context.Context, method string, sub *ClientSubscription, remake bool) (*request, error) {
-	if c.opts.failFast && c.State() != Connected {
-		if c.ctx.Err() != nil {
-			return nil, ErrClientClosed
-		}
-		return nil, ErrDisconnected
+	if err := c.refuseWhileDown(); err != nil {
+		return nil, err
 	}
 	r := requestPool.Get().(*request)
 	r.method, r.sub, r.remake = method, sub, remake
@@ -308,11 +307,23 @@ func (c *Client) Notify(ctx context.Context, method string, args ...any) error {
 	if c.ctx.Err() != nil {
 		return ErrClientClosed
 	}
-	if c.opts.failFast && c.State() != Connected {
-		return ErrDisconnected
+	if err := c.refuseWhileDown(); err != nil {
+		return err
 	}
 	c.queue.push(msg)
 	return nil
+}
+
+// refuseWhileDown is WithFailFast's check: an error while the connection
+// is down, nil otherwise or without the option.
+func (c *Client) refuseWhileDown() error {
+	switch {
+	case !c.opts.failFast || c.State() == Connected:
+		return nil
+	case c.ctx.Err() != nil:
+		return ErrClientClosed
+	}
+	return ErrDisconnected
 }
 
 // State returns where the client's connection stands (Connected for

@@ -51,7 +51,7 @@ func (c *Client) run(first messageConn) {
 // reader has ended.
 func (c *Client) serve(mc messageConn) error {
 	finishEach := true
-	if rw, ok := mc.(interface{ BeforeReadWait(func()) }); ok {
+	if rw, ok := mc.(rpccore.ReadWaitNotifier); ok {
 		// The calls made with Go that the messages read so far answered
 		// are finished together, before the reader may wait.
 		rw.BeforeReadWait(c.finishAsync)
@@ -180,7 +180,6 @@ func (c *Client) redial() messageConn {
 		if c.ctx.Err() != nil {
 			return nil
 		}
-		c.setState(Reconnecting, err)
 		wait = min(2*wait, c.opts.backoffMax)
 	}
 }

@@ -51,11 +51,8 @@ func (c *Client) dispatch(msg []byte) error {
 	if readFastAnswer(msg, &fast) {
 		return c.answered(&fast)
 	}
-	if !jsontext.Valid(msg) {
-		if !utf8.Valid(msg) {
-			return &ProtocolError{Reason: "a message that is not valid UTF-8"}
-		}
-		return &ProtocolError{Reason: "a message that is not valid JSON text"}
+	if err := checkText(msg); err != nil {
+		return err
 	}
 	i := jsontext.SkipSpace(msg, 0)
 	switch msg[i] {
@@ -67,6 +64,18 @@ func (c *Client) dispatch(msg []byte) error {
 		return c.dispatchBatch(msg, msg[i:])
 	}
 	return &ProtocolError{Reason: "a message that is neither an object nor an array"}
+}
+
+// checkText refuses a message that is not valid JSON text, saying when
+// its UTF-8 is what is wrong.
+func checkText(msg []byte) error {
+	switch {
+	case jsontext.Valid(msg):
+		return nil
+	case !utf8.Valid(msg):
+		return &ProtocolError{Reason: "a message that is not valid UTF-8"}
+	}
+	return &ProtocolError{Reason: "a message that is not valid JSON text"}
 }
 
 // dispatchObject takes one object, msg being the message that holds it.

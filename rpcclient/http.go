@@ -122,9 +122,14 @@ func (t *httpTransport) call(ctx context.Context, result any, method string, arg
 
 // readAnswer reads a single answer object.
 func readAnswer(data []byte) (*incoming, error) {
-	if !jsontext.Valid(data) {
-		return nil, &ProtocolError{Reason: "an answer that is not valid JSON text"}
+	if err := checkText(data); err != nil {
+		return nil, err
 	}
+	return answerObject(data)
+}
+
+// answerObject reads the answer object that data, valid JSON text, holds.
+func answerObject(data []byte) (*incoming, error) {
 	i := jsontext.SkipSpace(data, 0)
 	if data[i] != '{' {
 		return nil, &ProtocolError{Reason: "an answer that is not an object"}
@@ -207,12 +212,12 @@ func (t *httpTransport) postBatch(ctx context.Context, body []byte, ids [][]byte
 
 // deliverBatch hands the answers of a batch to their calls.
 func (t *httpTransport) deliverBatch(data []byte) error {
-	if !jsontext.Valid(data) {
-		return &ProtocolError{Reason: "an answer that is not valid JSON text"}
+	if err := checkText(data); err != nil {
+		return err
 	}
 	i := jsontext.SkipSpace(data, 0)
 	if data[i] == '{' { // the whole batch refused
-		m, err := readAnswer(data)
+		m, err := answerObject(data)
 		if err != nil {
 			return err
 		}
