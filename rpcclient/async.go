@@ -97,12 +97,7 @@ func (c *Client) GoCall(ctx context.Context, a *AsyncCall, args ...any) {
 // the request released, the call sent on its channel.
 func (c *Client) finish(r *request, res, errObj []byte, err error) {
 	a := r.async
-	if err == nil {
-		if err = answerError(res, errObj); err == nil {
-			err = decodeResult(res, a.Result)
-		}
-	}
-	a.Error = err
+	a.Error = settle(res, errObj, err, a.Result)
 	a.mu.Lock()
 	a.finished = true
 	stop := a.stop

@@ -182,12 +182,7 @@ func (t *httpTransport) batch(ctx context.Context, b []BatchElem) error {
 	}
 	for i, pc := range calls {
 		res, errObj, err := pc.Wait(ctx)
-		if err == nil {
-			if err = answerError(res, errObj); err == nil {
-				err = decodeResult(res, b[i].Result)
-			}
-		}
-		b[i].Error = err
+		b[i].Error = settle(res, errObj, err, b[i].Result)
 	}
 	return nil
 }
@@ -274,13 +269,7 @@ func (t *httpTransport) gatheredCall(ctx context.Context, result any, method str
 		t.mu.Unlock()
 	}
 	res, errObj, err := pc.Wait(ctx)
-	if err != nil {
-		return err
-	}
-	if err := answerError(res, errObj); err != nil {
-		return err
-	}
-	return decodeResult(res, result)
+	return settle(res, errObj, err, result)
 }
 
 // flushGathered posts the batch gathered.

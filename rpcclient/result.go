@@ -125,6 +125,17 @@ func wrapDecode(err error) error {
 	return fmt.Errorf("%w: %w", ErrBadAnswer, err)
 }
 
+// settle turns what waiting for a call gave into the call's error, the
+// result decoded into result when there is none.
+func settle(res, errObj []byte, err error, result any) error {
+	if err == nil {
+		if err = answerError(res, errObj); err == nil {
+			err = decodeResult(res, result)
+		}
+	}
+	return err
+}
+
 // answerError returns the error of an answer: its error member as an
 // *rpccore.Error, or a bad answer when it has neither member.
 func answerError(result, errObj []byte) error {
