@@ -60,7 +60,6 @@ func (a *App) Provision(ctx caddy.Context) error {
 	for _, l := range a.Listeners {
 		s, err := newStreamServer(ctx, l, grace, a.logger)
 		if err != nil {
-			a.release()
 			return err
 		}
 		a.listeners = append(a.listeners, s)
@@ -93,17 +92,11 @@ func (a *App) Stop() error {
 	return errors.Join(errs...)
 }
 
-// Cleanup releases what Provision took (the shared hub).
+// Cleanup forgets the listeners; their hubs are modules, which Caddy
+// cleans up with the configuration.
 func (a *App) Cleanup() error {
-	a.release()
-	return nil
-}
-
-func (a *App) release() {
-	for _, s := range a.listeners {
-		s.endpoint.release()
-	}
 	a.listeners = nil
+	return nil
 }
 
 // Interface guards

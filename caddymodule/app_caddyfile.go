@@ -102,7 +102,7 @@ func parseListener(d *caddyfile.Dispenser) (*StreamListener, error) {
 		handled, err := parseEndpointOption(d, option, endpointFields{
 			services: &l.ServicesRaw, maxRequest: &l.MaxMessage, maxRequestName: "max_message",
 			maxBatch: &l.MaxBatch, maxResponseBody: &l.MaxResponseBody, maxDepth: &l.MaxDepth,
-			concurrency: &l.Concurrency, methods: &l.Methods,
+			concurrency: &l.Concurrency, methods: &l.Methods, hub: &l.HubRaw,
 		})
 		switch {
 		case handled:

@@ -76,7 +76,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		handled, err := parseEndpointOption(d, option, endpointFields{
 			services: &h.ServicesRaw, maxRequest: &h.MaxRequestBody, maxRequestName: "max_request_body",
 			maxBatch: &h.MaxBatch, maxResponseBody: &h.MaxResponseBody, maxDepth: &h.MaxDepth,
-			concurrency: &h.Concurrency, methods: &h.Methods,
+			concurrency: &h.Concurrency, methods: &h.Methods, hub: &h.HubRaw,
 		})
 		switch {
 		case handled:
@@ -103,6 +103,7 @@ type endpointFields struct {
 	maxDepth        *int
 	concurrency     *int
 	methods         **MethodFilter
+	hub             *json.RawMessage
 }
 
 // parseEndpointOption parses option into f when it is one of the shared
@@ -126,6 +127,8 @@ func parseEndpointOption(d *caddyfile.Dispenser, option string, f endpointFields
 		*f.concurrency, err = parseCount(d)
 	case "methods":
 		*f.methods, err = parseMethods(d)
+	case "hub":
+		*f.hub, err = parseHub(d)
 	default:
 		return false, nil
 	}

@@ -5,6 +5,7 @@ package caddymodule
 // configured limits and method filter, the call metrics and the shared hub.
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/caddyserver/caddy/v2"
@@ -23,6 +24,7 @@ type endpointOptions struct {
 	maxDepth        int
 	concurrency     int
 	methods         *MethodFilter
+	hub             json.RawMessage // the owner's HubRaw
 }
 
 // check fails for option values that cannot work, naming the option.
@@ -53,8 +55,9 @@ type endpoint struct {
 // provisionEndpoint checks o, loads the services of owner's ServicesRaw
 // field (a struct pointer, as caddy.Context.LoadModule takes it) and
 // mounts them into a new server whose observer feeds the call metrics and
-// peers, and logs panics through *logger. The endpoint holds the shared hub
-// until release.
+// peers, and logs panics through *logger. Its hub is the owner's HubRaw
+// module (the local hub by default), which Caddy cleans up with the
+// configuration.
 func provisionEndpoint(ctx caddy.Context, owner any, o endpointOptions, peers peerEvents, logger **zap.Logger) (*endpoint, error) {
 	if err := o.check(); err != nil {
 		return nil, err
@@ -72,9 +75,9 @@ func provisionEndpoint(ctx caddy.Context, owner any, o endpointOptions, peers pe
 			return nil, err
 		}
 	}
-	hub, err := acquireHub()
+	hub, err := loadHub(ctx, owner, o.hub)
 	if err != nil {
-		return nil, fmt.Errorf("loading the subscription hub: %w", err)
+		return nil, err
 	}
 	e := &endpoint{metrics: newMetrics(), hub: hub, maxBody: o.maxRequestBody}
 	if e.maxBody == 0 {
@@ -94,7 +97,6 @@ func provisionEndpoint(ctx caddy.Context, owner any, o endpointOptions, peers pe
 	}
 	e.server = rpccore.NewServer(opts...)
 	if err := mount(e.server, services); err != nil {
-		e.release()
 		return nil, err
 	}
 	methods := e.server.Methods()
@@ -108,12 +110,4 @@ func provisionEndpoint(ctx caddy.Context, owner any, o endpointOptions, peers pe
 		}
 	}
 	return e, nil
-}
-
-// release gives up the endpoint's hold on the shared hub.
-func (e *endpoint) release() {
-	if e.hub != nil {
-		releaseHub()
-		e.hub = nil
-	}
 }

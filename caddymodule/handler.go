@@ -64,6 +64,13 @@ type Handler struct {
 	// Default: 16.
 	Concurrency int `json:"concurrency,omitempty"`
 
+	// The hub that subscriptions follow and publishers publish through: a
+	// module in the `jsonrpc.hubs` namespace, named by its `hub` field
+	// (`{"hub": "nats", "url": "nats://127.0.0.1:4222"}`). Handlers and
+	// listeners with the same hub configuration share one hub. Default:
+	// the in-process hub, `{"hub": "local"}`, without history.
+	HubRaw json.RawMessage `json:"hub,omitempty" caddy:"namespace=jsonrpc.hubs inline_key=hub"`
+
 	// Which of the registered methods this endpoint exposes. Methods it
 	// hides answer -32601 "Method not found". Default: all of them.
 	Methods *MethodFilter `json:"methods,omitempty"`
@@ -119,18 +126,16 @@ func (h *Handler) endpointOptions() endpointOptions {
 		maxDepth:        h.MaxDepth,
 		concurrency:     h.Concurrency,
 		methods:         h.Methods,
+		hub:             h.HubRaw,
 	}
 }
 
 // Cleanup lets the WebSocket connections of this configuration close (the
 // configuration's context has ended, so they are closing with 1001 after
-// writing the answers already computed) and releases the shared hub.
+// writing the answers already computed).
 func (h *Handler) Cleanup() error {
 	if h.ws != nil {
 		h.ws.wait(cleanupWait)
-	}
-	if h.endpoint != nil {
-		h.endpoint.release()
 	}
 	return nil
 }

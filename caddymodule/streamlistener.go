@@ -50,6 +50,10 @@ type StreamListener struct {
 	// Default: 16.
 	Concurrency int `json:"concurrency,omitempty"`
 
+	// The hub that subscriptions follow, as the jsonrpc handler's `hub`.
+	// Default: the in-process hub.
+	HubRaw json.RawMessage `json:"hub,omitempty" caddy:"namespace=jsonrpc.hubs inline_key=hub"`
+
 	// Which of the registered methods this listener exposes. Default: all.
 	Methods *MethodFilter `json:"methods,omitempty"`
 
@@ -144,5 +148,6 @@ func (l *StreamListener) endpointOptions() endpointOptions {
 		maxDepth:        l.MaxDepth,
 		concurrency:     l.Concurrency,
 		methods:         l.Methods,
+		hub:             l.HubRaw,
 	}
 }

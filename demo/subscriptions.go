@@ -30,10 +30,7 @@ func registerSubscriptions(s *rpccore.Server) error {
 		return err
 	}
 	chat := rpccore.Proc0(func(ctx context.Context) error {
-		sub := rpccore.SubscriptionFrom(ctx)
-		stop := hub.Subscribe(ChatTopic, func(msg []byte) { _ = sub.SendJSON(msg) })
-		context.AfterFunc(sub.Context(), stop)
-		return nil
+		return rpccore.SubscriptionFrom(ctx).Follow(hub, ChatTopic)
 	})
 	if err := s.RegisterSubscription(Namespace, "chat", chat); err != nil {
 		return err

@@ -34,6 +34,7 @@ var ErrSlowConsumer = errors.New("rpccore: peer is not reading fast enough")
 type outMsg struct {
 	head         []byte
 	body         []byte
+	tail         []byte  // ends a notification in place of "}}" when set
 	pooled       *[]byte // returned to the buffer pool once written
 	notification bool
 }

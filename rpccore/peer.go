@@ -444,7 +444,12 @@ func (p *Peer) writeLoop() {
 			if !failed {
 				data := m.head
 				if m.body != nil {
-					scratch = append(append(append(scratch[:0], m.head...), m.body...), '}', '}')
+					scratch = append(append(scratch[:0], m.head...), m.body...)
+					if m.tail != nil {
+						scratch = append(scratch, m.tail...)
+					} else {
+						scratch = append(scratch, '}', '}')
+					}
 					data = scratch
 				}
 				if err := p.conn.WriteMessage(p.writeCtx, data); err != nil {

@@ -8,6 +8,10 @@ package rpccore
 //	<-- {"jsonrpc":"2.0","method":"<ns>_subscription","params":{"subscription":"0x<id>","result":<value>}}
 //	--> {"jsonrpc":"2.0","method":"<ns>_unsubscribe","params":["0x<id>"],"id":2}
 //	<-- {"jsonrpc":"2.0","result":true,"id":2}
+//
+// A source that follows a hub topic with history (Follow) adds each
+// message's position to its notifications, and <ns>_subscribe also takes
+// its params as an object that can ask to resume (see resume.go).
 
 import (
 	"context"
@@ -36,6 +40,10 @@ type Subscription struct {
 	active bool          // the client has the id: notifications may flow
 	held   []outMsg      // sent before then
 	ready  chan struct{} // closed when active, for SendJSONWait; made on demand
+
+	resume   *Position // where the client asked to resume from, or nil
+	position Position  // where the notifications go on from, set by Follow
+	resumed  resumeOutcome
 }
 
 type subscriptionKey struct{}
@@ -71,10 +79,21 @@ func (s *Subscription) Send(v any) error {
 // queue drops the oldest notification or ends the connection, as the
 // server is configured.
 func (s *Subscription) SendJSON(result []byte) error {
+	return s.send(outMsg{head: s.head, body: result, notification: true})
+}
+
+// SendMessage sends a hub message as the next value, with its position
+// when it has one. Like SendJSON, it does not wait.
+func (s *Subscription) SendMessage(m Message) error {
+	return s.send(outMsg{head: s.head, body: m.Payload, tail: m.tail, notification: true})
+}
+
+// send queues m under the slow-consumer policy, or holds it until the
+// client has the subscription's id.
+func (s *Subscription) send(m outMsg) error {
 	if s.ctx.Err() != nil {
 		return ErrPeerClosed
 	}
-	m := outMsg{head: s.head, body: result, notification: true}
 	s.mu.Lock()
 	if !s.active {
 		if len(s.held) < s.peer.cfg.SendQueue {
@@ -93,7 +112,11 @@ func (s *Subscription) SendJSON(result []byte) error {
 // fast as the client reads uses it. It returns ErrPeerClosed once the
 // subscription or the connection has ended.
 func (s *Subscription) SendJSONWait(result []byte) error {
-	m := outMsg{head: s.head, body: result, notification: true}
+	return s.sendWait(outMsg{head: s.head, body: result, notification: true})
+}
+
+// sendWait queues m, waiting for room rather than dropping.
+func (s *Subscription) sendWait(m outMsg) error {
 	for {
 		if s.ctx.Err() != nil {
 			return ErrPeerClosed
@@ -267,17 +290,17 @@ func (s *Server) subscribeMethod(namespace string, ns *subscriptionSources) func
 			return ErrSubscriptionsNeedPeer
 		}
 		p := turn.peer
-		name, args, err := splitSubscribeParams(params)
+		req, err := readSubscribeParams(params)
 		if err != nil {
 			return err
 		}
 		ns.mu.RLock()
-		source := ns.sources[name]
+		source := ns.sources[req.name]
 		ns.mu.RUnlock()
 		if source == nil {
-			return invalidParams("no subscription " + strconv.Quote(name) + " in namespace " + strconv.Quote(namespace))
+			return invalidParams("no subscription " + strconv.Quote(req.name) + " in namespace " + strconv.Quote(namespace))
 		}
-		sub := &Subscription{id: newSubscriptionID(), peer: p}
+		sub := &Subscription{id: newSubscriptionID(), peer: p, resume: req.resume}
 		sub.head = []byte(head + sub.id + `","result":`)
 		sub.ctx, sub.cancel = context.WithCancel(p.ctx)
 		if err := p.subs.add(sub, p.cfg.MaxSubscriptions); err != nil {
@@ -288,11 +311,17 @@ func (s *Server) subscribeMethod(namespace string, ns *subscriptionSources) func
 		if info := RequestInfoFrom(ctx); info != nil {
 			sourceCtx = WithRequestInfo(sourceCtx, info)
 		}
-		if _, err := source.call(sourceCtx, rawParams(args), nil); err != nil {
+		if _, err := source.call(sourceCtx, rawParams(req.args), nil); err != nil {
 			p.subs.remove(sub.id)
 			return err
 		}
 		turn.opened = append(turn.opened, sub) // started once the answer is queued
+		if sub.resumed != resumeNotAsked {
+			s.observeResume(sub.resumed == resumeRecovered)
+		}
+		if req.object {
+			return w.Raw(sub.appendAnswer(nil))
+		}
 		w.String(sub.id)
 		return nil
 	}
