@@ -126,6 +126,22 @@ func TestUnmarshalCaddyfileOptions(t *testing.T) {
 		}`, `{"websocket":{"origins":["app.example.com","*.example.org"],"max_message":65536,` +
 			`"ping_interval":15000000000,"max_connections":100,"max_in_flight":8,"send_queue":256,` +
 			`"slow_consumer":"disconnect","max_subscriptions":16}}`},
+		{"hub local", `jsonrpc {
+			hub local
+		}`, `{"hub":{"hub":"local"}}`},
+		{"hub local with history", `jsonrpc {
+			hub local {
+				history {
+					max_msgs 500
+					max_age 10m
+				}
+			}
+		}`, `{"hub":{"history":{"max_msgs":500,"max_age":600000000000},"hub":"local"}}`},
+		{"hub local with default history", `jsonrpc {
+			hub local {
+				history
+			}
+		}`, `{"hub":{"history":{},"hub":"local"}}`},
 		{"everything", `jsonrpc {
 			service plain_test
 			max_request_body 1MiB
@@ -166,6 +182,35 @@ func TestUnmarshalCaddyfileErrors(t *testing.T) {
 		{"unknown option", `jsonrpc {
 			bogus 1
 		}`, `unrecognized jsonrpc option "bogus"`},
+		{"hub without a name", `jsonrpc {
+			hub
+		}`, "hub: missing the hub's name"},
+		{"hub not compiled in", `jsonrpc {
+			hub redis
+		}`, "hub redis: no module jsonrpc.hubs.redis"},
+		{"hub twice", `jsonrpc {
+			hub local
+			hub local
+		}`, "hub: specified twice"},
+		{"unknown hub option", `jsonrpc {
+			hub local {
+				shards 4
+			}
+		}`, `unrecognized hub local option "shards"`},
+		{"unknown history option", `jsonrpc {
+			hub local {
+				history {
+					max_bytes 1MiB
+				}
+			}
+		}`, `unrecognized history option "max_bytes"`},
+		{"history count not a number", `jsonrpc {
+			hub local {
+				history {
+					max_msgs many
+				}
+			}
+		}`, "max_msgs"},
 		{"websocket with a bad argument", `jsonrpc {
 			websocket on
 		}`, `websocket: unexpected argument "on"`},

@@ -48,6 +48,7 @@ var collectors struct {
 	duration  *prometheus.HistogramVec
 	batchSize prometheus.Histogram
 	documents *prometheus.CounterVec
+	resumes   *prometheus.CounterVec
 }
 
 func initCollectors() {
@@ -71,13 +72,19 @@ func initCollectors() {
 		Help: "JSON-RPC request documents (single requests or batches) processed, by the outcome of their " +
 			"first error (ok when none). Unknown methods are counted here as method_not_found.",
 	}, []string{"outcome"})
+	collectors.resumes = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: ns, Subsystem: sub, Name: "subscription_resumes_total",
+		Help: "Subscriptions that asked to resume from a position, by outcome: recovered (every missed " +
+			"notification was sent) or not_recovered (the history no longer held them).",
+	}, []string{"outcome"})
 }
 
 // registerCollectors registers the collectors on reg. Registering them
 // again (a second handler in the same config) is not an error.
 func registerCollectors(reg prometheus.Registerer) error {
 	collectors.once.Do(initCollectors)
-	return register(reg, collectors.calls, collectors.duration, collectors.batchSize, collectors.documents)
+	return register(reg, collectors.calls, collectors.duration, collectors.batchSize, collectors.documents,
+		collectors.resumes)
 }
 
 // register registers each collector on reg; one registered already (by a

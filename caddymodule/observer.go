@@ -40,8 +40,18 @@ func (o *endpointObserver) ObservePanic(ctx context.Context, method string, v an
 	(*o.logger).Error("method panicked", fields...)
 }
 
+// ObserveResume counts a subscription's resume by its outcome.
+func (o *endpointObserver) ObserveResume(recovered bool) {
+	outcome := "not_recovered"
+	if recovered {
+		outcome = "recovered"
+	}
+	collectors.resumes.WithLabelValues(outcome).Inc()
+}
+
 // Interface guards
 var (
-	_ rpccore.PanicObserver = (*endpointObserver)(nil)
-	_ rpccore.PeerObserver  = (*endpointObserver)(nil)
+	_ rpccore.PanicObserver  = (*endpointObserver)(nil)
+	_ rpccore.PeerObserver   = (*endpointObserver)(nil)
+	_ rpccore.ResumeObserver = (*endpointObserver)(nil)
 )
