@@ -271,3 +271,40 @@ func (panicObserver) ObserveCall(string, int, time.Duration) {}
 func (o panicObserver) ObservePanic(ctx context.Context, method string, v any, stack []byte) {
 	o(ctx, method, v, stack)
 }
+
+func TestCallGateRefusesOrHidesCalls(t *testing.T) {
+	var seen []string
+	s := rpccore.NewServer(rpccore.WithCallGate(func(ctx context.Context, method string) error {
+		seen = append(seen, method)
+		switch method {
+		case "secret":
+			return rpccore.ErrMethodHidden
+		case "limited":
+			return &rpccore.Error{Code: rpccore.CodeLimitExceeded, Message: "Limit exceeded", Data: map[string]int{"retry_after_ms": 5}}
+		}
+		return nil
+	}))
+	for _, name := range []string{"open", "secret", "limited"} {
+		if err := s.Register(name, rpccore.Func0(func(context.Context) (int, error) { return 1, nil })); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := string(s.Process(context.Background(), []byte(`[`+
+		`{"jsonrpc":"2.0","method":"open","id":1},`+
+		`{"jsonrpc":"2.0","method":"secret","id":2},`+
+		`{"jsonrpc":"2.0","method":"nothere","id":3},`+
+		`{"jsonrpc":"2.0","method":"limited","id":4},`+
+		`{"jsonrpc":"2.0","method":"limited"}]`), nil))
+	hidden := string(s.Process(context.Background(), []byte(`{"jsonrpc":"2.0","method":"secret","id":2}`), nil))
+	unknown := string(s.Process(context.Background(), []byte(`{"jsonrpc":"2.0","method":"nothere","id":2}`), nil))
+	want := `[{"jsonrpc":"2.0","result":1,"id":1},` +
+		`{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":2},` +
+		`{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":3},` +
+		`{"jsonrpc":"2.0","error":{"code":-32005,"message":"Limit exceeded","data":{"retry_after_ms":5}},"id":4}]`
+	if got != want || hidden != unknown {
+		t.Fatalf("got  %s\nwant %s\nhidden %s, unknown %s", got, want, hidden, unknown)
+	}
+	if strings.Join(seen, ",") != "open,secret,limited,limited,secret" {
+		t.Fatalf("the gate sees each call to a registered method, notifications too: %v", seen)
+	}
+}

@@ -69,6 +69,15 @@ func standardMessage(code int) string {
 	return "Server error"
 }
 
+// ErrMethodHidden is what a call gate (WithCallGate) returns to hide a
+// method from a caller: the call is answered -32601 "Method not found",
+// byte for byte as for a method that is not registered.
+var ErrMethodHidden = errors.New("rpccore: method hidden from this caller")
+
+// CodeLimitExceeded is the code of a call refused because the caller went
+// over a limit (a rate limit, say), as EIP-1474 defines it.
+const CodeLimitExceeded = -32005
+
 // invalidParams returns a -32602 error whose data explains what was wrong.
 func invalidParams(detail string) *Error {
 	return &Error{Code: CodeInvalidParams, Message: "Invalid params", Data: detail}

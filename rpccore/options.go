@@ -15,6 +15,7 @@ type config struct {
 	maxDepth         int
 	batchConcurrency int
 	filter           func(name string) bool
+	gate             func(ctx context.Context, method string) error
 	observer         Observer
 	panics           PanicObserver // observer, when it hears of panics
 	peerEvents       PeerObserver  // observer, when it hears of peers; never nil
@@ -96,6 +97,17 @@ func WithBatchConcurrency(n int) Option {
 // Register skips the others, so callers get -32601 for them.
 func WithMethodFilter(allow func(name string) bool) Option {
 	return func(c *config) { c.filter = allow }
+}
+
+// WithCallGate has gate decide, before each call to a registered method
+// runs (each call of a batch, each message of a peer), whether it may:
+// nil lets it run; an error answers the call instead, as a method's error
+// is answered (an *Error keeps its code, message and data). ErrMethodHidden
+// answers exactly as for a method that is not registered. ctx is the
+// call's context, with its RequestInfo. gate must be quick and safe for
+// concurrent use; a notification it refuses is dropped.
+func WithCallGate(gate func(ctx context.Context, method string) error) Option {
+	return func(c *config) { c.gate = gate }
 }
 
 // WithObserver sets the Observer told about every call, and, as it

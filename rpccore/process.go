@@ -202,6 +202,11 @@ func (s *Server) answer(ctx context.Context, r *request, dst []byte) ([]byte, in
 		}
 		return appendErrorBodyAnswer(dst, errBodyNotFound, r.id), CodeMethodNotFound
 	}
+	if s.cfg.gate != nil {
+		if err := s.cfg.gate(ctx, e.name); err != nil {
+			return s.refuseCall(r, err, dst)
+		}
+	}
 	start := len(dst)
 	dst = append(dst, resultPrefix...)
 	resultStart := len(dst)
@@ -232,6 +237,21 @@ func (s *Server) answer(ctx context.Context, r *request, dst []byte) ([]byte, in
 		return dst[:start], code
 	}
 	return dst, code
+}
+
+// refuseCall answers a call that the call gate refused with err.
+func (s *Server) refuseCall(r *request, err error, dst []byte) ([]byte, int) {
+	if err == ErrMethodHidden {
+		if r.id == nil {
+			return dst, 0
+		}
+		return appendErrorBodyAnswer(dst, errBodyNotFound, r.id), CodeMethodNotFound
+	}
+	e := asError(err)
+	if r.id == nil {
+		return dst, e.Code
+	}
+	return appendErrorAnswer(dst, e, r.id), e.Code
 }
 
 // invoke calls the method, turning a panic into -32603.
