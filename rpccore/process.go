@@ -47,6 +47,12 @@ func (s *Server) ProcessSummary(ctx context.Context, req, dst []byte, sum *Summa
 	if !s.readSingle(req, &d) {
 		return s.refuseSingle(&d, dst, sum)
 	}
+	return s.answerSummarized(ctx, &d, dst, sum)
+}
+
+// answerSummarized answers the single request that readSingle accepted,
+// filling sum.
+func (s *Server) answerSummarized(ctx context.Context, d *document, dst []byte, sum *Summary) []byte {
 	if sum != nil {
 		sum.note(s, &d.single)
 	}
@@ -93,6 +99,12 @@ func (s *Server) refuseSize(req, dst []byte, sum *Summary) []byte {
 // whether it holds a request object within the limits.
 func (s *Server) readSingle(req []byte, d *document) bool {
 	d.invalidJSON = !parseDocument(req, d)
+	return s.checkSingle(d)
+}
+
+// checkSingle reports whether the scanned single document d holds a
+// request object within the limits.
+func (s *Server) checkSingle(d *document) bool {
 	return !d.invalidJSON && !d.nonObj && d.maxDepth <= s.cfg.maxDepth
 }
 
@@ -116,7 +128,13 @@ func (s *Server) refuseSingle(d *document, dst []byte, sum *Summary) []byte {
 // one error answer to dst and reports refused.
 func (s *Server) readBatch(req []byte, d *document, dst []byte, sum *Summary) (out []byte, refused bool) {
 	d.batch = true
-	if !parseDocument(req, d) {
+	d.invalidJSON = !parseDocument(req, d)
+	return s.checkBatch(d, dst, sum)
+}
+
+// checkBatch checks the limits of the scanned batch d, as readBatch does.
+func (s *Server) checkBatch(d *document, dst []byte, sum *Summary) (out []byte, refused bool) {
+	if d.invalidJSON {
 		sum.noteError(CodeParseError)
 		return append(dst, errParse...), true
 	}
