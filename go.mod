@@ -3,6 +3,7 @@ module github.com/caddy-jsonrpc/caddy-jsonrpc
 go 1.26.0
 
 require (
+	cel.dev/cel-go v0.32.0
 	github.com/caddyserver/caddy/v2 v2.11.9
 	github.com/coder/websocket v1.8.15
 	github.com/dustin/go-humanize v1.1.0
@@ -14,7 +15,6 @@ require (
 )
 
 require (
-	cel.dev/cel-go v0.32.0 // indirect
 	cel.dev/expr v0.25.3 // indirect
 	cloud.google.com/go/auth v0.23.3 // indirect
 	cloud.google.com/go/auth/oauth2adapt v0.2.8 // indirect

@@ -38,17 +38,25 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.
 		return caddyhttp.Error(http.StatusUnsupportedMediaType, errNotJSON)
 	}
 
-	req := getBuffer()
-	defer putBuffer(req)
-	if err := readBody(r.Body, r.ContentLength, h.maxBody, req); err != nil {
-		return err
-	}
-
 	c := &call{info: rpccore.RequestInfo{Transport: "http", RemoteAddr: r.RemoteAddr, Header: r.Header}}
 	ctx := rpccore.WithRequestInfo(r.Context(), &c.info)
 	resp := getBuffer()
 	defer putBuffer(resp)
-	*resp = h.server.ProcessSummary(ctx, *req, *resp, &c.sum)
+	if s := scannedFrom(r); s != nil {
+		// A jsonrpc_method matcher read and scanned the body already.
+		defer s.release(r)
+		if int64(len(s.doc.Bytes())) > h.maxBody {
+			return errTooLarge(h.maxBody)
+		}
+		*resp = h.server.ProcessDocument(ctx, s.doc, *resp, &c.sum)
+	} else {
+		req := getBuffer()
+		defer putBuffer(req)
+		if err := readBody(r.Body, r.ContentLength, h.maxBody, req); err != nil {
+			return err
+		}
+		*resp = h.server.ProcessSummary(ctx, *req, *resp, &c.sum)
+	}
 	c.keepID()
 	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
 		repl.Map(c.placeholder)

@@ -2,6 +2,7 @@ package rpccore
 
 import (
 	"context"
+	"sync"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/internal/jsontext"
 )
@@ -16,13 +17,24 @@ type Document struct {
 	d   document
 }
 
-// ReadDocument scans req. req must not change while the Document is used.
+// ReadDocument scans req. req must not change while the Document is used;
+// Release gives the Document back once it is answered.
 func ReadDocument(req []byte) *Document {
-	doc := &Document{req: req}
-	doc.d.batch = isBatch(req)
+	doc := scannedPool.Get().(*Document)
+	doc.req = req
+	doc.d = document{items: doc.d.items[:0], batch: isBatch(req)}
 	doc.d.invalidJSON = !parseDocument(req, &doc.d)
 	return doc
 }
+
+// Release recycles the Document; it must not be used after.
+func (doc *Document) Release() {
+	clear(doc.d.items)
+	doc.req, doc.d.items = nil, doc.d.items[:0]
+	scannedPool.Put(doc)
+}
+
+var scannedPool = sync.Pool{New: func() any { return new(Document) }}
 
 // Bytes returns the document's text.
 func (doc *Document) Bytes() []byte { return doc.req }

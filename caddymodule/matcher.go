@@ -1,0 +1,242 @@
+package caddymodule
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"path"
+	"reflect"
+
+	"cel.dev/cel-go/cel"
+	"cel.dev/cel-go/common/types/ref"
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
+)
+
+func init() {
+	caddy.RegisterModule(MatchMethod{})
+}
+
+// MatchMethod matches JSON-RPC requests by the method they call, so that
+// Caddy's own handlers can route by method (`reverse_proxy @reads ...`).
+// It matches a POST whose body is a JSON-RPC request calling a method
+// that matches one of its patterns; a batch matches when every call in it
+// does. It fails closed: a body that is not valid JSON (by the rules the
+// jsonrpc handler applies: duplicate member names, invalid UTF-8, lone
+// surrogates), an empty batch, an item that is not a request, a body over
+// max_body or a Content-Type that is not JSON never matches.
+//
+// The body is read once: handlers after the matcher read it unchanged, and
+// a jsonrpc handler on the same request answers the document the matcher
+// scanned, without reading or scanning it again.
+type MatchMethod struct {
+	// Method name patterns, in Go's path.Match syntax: `*` matches any run
+	// of characters but `/`, `?` one character, `[a-z]` a class.
+	Methods []string `json:"methods,omitempty"`
+
+	// The largest body the matcher reads, in bytes; a larger one does not
+	// match (and reaches the handlers after it whole). Keep it at the
+	// jsonrpc handler's max_request_body. Default: 5 MiB.
+	MaxBody int64 `json:"max_body,omitempty"`
+
+	globs []methodGlob
+}
+
+// CaddyModule returns the Caddy module information.
+func (MatchMethod) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{
+		ID:  "http.matchers.jsonrpc_method",
+		New: func() caddy.Module { return new(MatchMethod) },
+	}
+}
+
+// Provision checks the patterns and compiles them.
+func (m *MatchMethod) Provision(caddy.Context) error {
+	if len(m.Methods) == 0 {
+		return errors.New("jsonrpc_method: want at least one method pattern")
+	}
+	if m.MaxBody < 0 {
+		return errors.New("jsonrpc_method: max_body must not be negative")
+	}
+	if m.MaxBody == 0 {
+		m.MaxBody = rpccore.DefaultMaxRequestBytes
+	}
+	m.globs = make([]methodGlob, len(m.Methods))
+	for i, p := range m.Methods {
+		g, err := compileGlob(p)
+		if err != nil {
+			return fmt.Errorf("jsonrpc_method: bad pattern %q: %w", p, err)
+		}
+		m.globs[i] = g
+	}
+	return nil
+}
+
+// Match reports whether r calls only methods that match.
+func (m *MatchMethod) Match(r *http.Request) bool {
+	ok, _ := m.MatchWithError(r)
+	return ok
+}
+
+// MatchWithError reports whether r calls only methods that match. A body
+// that cannot be read is an error.
+func (m *MatchMethod) MatchWithError(r *http.Request) (bool, error) {
+	doc, err := scannedBody(r, m.MaxBody)
+	if doc == nil || err != nil {
+		return false, err
+	}
+	return doc.EveryMethod(m.matches), nil
+}
+
+// matches reports whether method matches one of the patterns.
+func (m *MatchMethod) matches(method []byte) bool {
+	for i := range m.globs {
+		if m.globs[i].match(method) {
+			return true
+		}
+	}
+	return false
+}
+
+// scannedVar is the request variable that holds the scanned body, for the
+// next matcher and the jsonrpc handler.
+const scannedVar = "jsonrpc.scanned_body"
+
+// scanned is a request body read and scanned by a matcher: the document
+// and the pooled buffer that holds its text.
+type scanned struct {
+	doc *rpccore.Document
+	buf *[]byte
+}
+
+// scannedFrom returns what a matcher scanned of r, or nil.
+func scannedFrom(r *http.Request) *scanned {
+	s, _ := caddyhttp.GetVar(r.Context(), scannedVar).(*scanned)
+	return s
+}
+
+// release recycles the document and its buffer, once the request is
+// answered and the body read by no one else. Without a jsonrpc handler on
+// the request, the collector takes them.
+func (s *scanned) release(r *http.Request) {
+	caddyhttp.SetVar(r.Context(), scannedVar, nil)
+	s.doc.Release()
+	putBuffer(s.buf)
+}
+
+// scannedBody returns the request's body as a scanned document, reading
+// and scanning it on the first call for the request and leaving r.Body
+// readable from the start. It returns nil when the request is not a JSON
+// POST or its body is over limit (then r.Body still yields it whole).
+func scannedBody(r *http.Request, limit int64) (*rpccore.Document, error) {
+	if s := scannedFrom(r); s != nil {
+		if int64(len(s.doc.Bytes())) > limit {
+			return nil, nil
+		}
+		return s.doc, nil
+	}
+	if r.Method != http.MethodPost || !isJSONContentType(r.Header.Get("Content-Type")) || r.Body == nil {
+		return nil, nil
+	}
+	if r.ContentLength > limit {
+		return nil, nil
+	}
+	buf := getBuffer()
+	err := readBody(r.Body, r.ContentLength, limit, buf)
+	if int64(len(*buf)) > limit {
+		r.Body = readCloser{io.MultiReader(bytes.NewReader(*buf), r.Body), r.Body}
+		return nil, nil
+	}
+	r.Body = readCloser{bytes.NewReader(*buf), r.Body}
+	if err != nil {
+		return nil, err
+	}
+	s := &scanned{doc: rpccore.ReadDocument(*buf), buf: buf}
+	caddyhttp.SetVar(r.Context(), scannedVar, s)
+	return s.doc, nil
+}
+
+// readCloser reads from one reader and closes the original body.
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// methodGlob is a compiled method pattern: a literal, a prefix (`eth_*`),
+// or anything else for path.Match.
+type methodGlob struct {
+	pattern string
+	kind    globKind
+	literal []byte // the whole literal, or the prefix before '*'
+}
+
+type globKind uint8
+
+const (
+	globLiteral globKind = iota
+	globPrefix
+	globPath
+)
+
+// compileGlob checks pattern and picks the quickest way to match it.
+func compileGlob(pattern string) (methodGlob, error) {
+	if _, err := path.Match(pattern, ""); err != nil {
+		return methodGlob{}, err
+	}
+	g := methodGlob{pattern: pattern, kind: globPath}
+	special := bytes.IndexAny([]byte(pattern), `*?[\`)
+	switch {
+	case special < 0:
+		g.kind, g.literal = globLiteral, []byte(pattern)
+	case special == len(pattern)-1 && pattern[special] == '*':
+		g.kind, g.literal = globPrefix, []byte(pattern[:special])
+	}
+	return g, nil
+}
+
+// match reports whether method matches the pattern.
+func (g *methodGlob) match(method []byte) bool {
+	switch g.kind {
+	case globLiteral:
+		return bytes.Equal(method, g.literal)
+	case globPrefix:
+		return bytes.HasPrefix(method, g.literal) && bytes.IndexByte(method[len(g.literal):], '/') < 0
+	}
+	ok, _ := path.Match(g.pattern, string(method))
+	return ok
+}
+
+// CELLibrary makes the matcher usable in CEL expressions:
+//
+//	expression jsonrpc_method('eth_get*', 'net_*')
+func (MatchMethod) CELLibrary(ctx caddy.Context) (cel.Library, error) {
+	return caddyhttp.CELMatcherImpl(
+		"jsonrpc_method",
+		"jsonrpc_method_request_list",
+		[]*cel.Type{cel.ListType(cel.StringType)},
+		func(data ref.Val) (caddyhttp.RequestMatcherWithError, error) {
+			list, err := data.ConvertToNative(stringSliceType)
+			if err != nil {
+				return nil, err
+			}
+			m := &MatchMethod{Methods: list.([]string)}
+			if err := m.Provision(ctx); err != nil {
+				return nil, err
+			}
+			return m, nil
+		},
+	)
+}
+
+var stringSliceType = reflect.TypeFor[[]string]()
+
+// Interface guards
+var (
+	_ caddy.Provisioner                 = (*MatchMethod)(nil)
+	_ caddyhttp.RequestMatcherWithError = (*MatchMethod)(nil)
+	_ caddyhttp.CELLibraryProducer      = (*MatchMethod)(nil)
+)
