@@ -24,10 +24,18 @@
 //     which case it is sent again on the next connection (at most
 //     [DefaultMaxResends] times);
 //   - every live subscription is made again on the new connection with the
-//     same arguments, and its [ClientSubscription.Gap] channel receives a
-//     value: notifications sent while it was down may have been lost.
-//     [WithResubscribe] may change the arguments, to resume from the last
-//     position a notification carried.
+//     same arguments. Where the server gives each notification a position
+//     in its topic's history (this module's server, for a subscription
+//     that follows a hub topic with history), the client asks to resume
+//     from the last one it received; when the server recovers, the
+//     notifications missed meanwhile arrive first, in order, none twice
+//     (one whose position is not after the last one's is dropped), then
+//     the live ones, and nothing else shows. Otherwise (no position, the
+//     history no longer holds them, go-ethereum's server) its
+//     [ClientSubscription.Gap] channel receives a value: notifications
+//     sent while it was down may have been lost. So code that reads Gap
+//     hears of it only when something may be missing. [WithResubscribe]
+//     may change the arguments; the resume is still added.
 //
 // [WithStateFunc] reports the client's [State]: connected, reconnecting,
 // closed.

@@ -112,7 +112,8 @@ func WithStateFunc(f func(State, error)) Option { return func(o *options) { o.st
 
 // WithResubscribe sets f, called before a subscription is made again after
 // a reconnect, to choose its arguments. Default: the arguments it was made
-// with.
+// with. The client still resumes from the last position it knows (see
+// ResubscribeFunc).
 func WithResubscribe(f ResubscribeFunc) Option { return func(o *options) { o.resubscribe = f } }
 
 // WithHTTPBatchWindow makes calls over HTTP that are made within d of each

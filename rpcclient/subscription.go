@@ -2,7 +2,8 @@ package rpcclient
 
 // subscription.go holds subscriptions in go-ethereum's convention
 // (<ns>_subscribe, <ns>_subscription notifications, <ns>_unsubscribe),
-// made again on every new connection.
+// made again on every new connection, resuming where the server gives
+// positions (resume.go, subform.go).
 
 import (
 	"context"
@@ -21,7 +22,11 @@ import (
 // after a reconnect: params is the params array it was made with, last the
 // params object of the last notification it received (nil when none),
 // which holds the notification's position where the server gives one. It
-// returns the params array to send.
+// returns the params array to send. The client sends them as it sends
+// Subscribe's: in the object form where the server takes it, with the
+// last position as "resume" when it knows one, so a hook that only
+// changes the arguments keeps the automatic resume, and Gap still fires
+// only when the server could not recover.
 type ResubscribeFunc func(namespace string, params, last rpccore.RawJSON) rpccore.RawJSON
 
 // errRemadeLater ends a call that was making a subscription again when
@@ -43,6 +48,8 @@ type ClientSubscription struct {
 	boundTo uint64   // the connection (Client.conns) id was answered on
 	queue   [][]byte // results not yet sent on the channel
 	last    []byte   // params of the last notification, kept for WithResubscribe
+	pos     position // of the last notification, where the server gives one
+	resumed bool     // the last subscribe call recovered every missed notification
 	wake    chan struct{}
 	quit    chan struct{} // closed when the subscription ends
 	errc    chan error
@@ -58,6 +65,15 @@ type ClientSubscription struct {
 // error (on Err), or Close; across reconnects it is made again (see Gap).
 // A subscription whose channel is not read for DefaultSubscriptionBuffer
 // notifications ends with ErrSubscriptionQueueOverflow.
+//
+// When the first arg is a string (the name), the call's params take the
+// object form {"name": ..., "args": [...]}, which this module's server
+// answers with the position its notifications go on from, so that a
+// reconnect can resume. A server that answers it with an error (as
+// go-ethereum's does) is asked again in the positional form
+// [name, args...], and that namespace's later subscriptions go
+// positional at once: one extra round trip, once per client and
+// namespace.
 func (c *Client) Subscribe(ctx context.Context, namespace string, channel any, args ...any) (*ClientSubscription, error) {
 	if c.http != nil {
 		return nil, ErrNotificationsUnsupported
@@ -101,9 +117,10 @@ func (c *Client) Subscribe(ctx context.Context, namespace string, channel any, a
 	return s, nil
 }
 
-// subscribe makes s on the server with params and binds its id; again
-// says that s is live and being made again after a reconnect.
-func (c *Client) subscribe(ctx context.Context, s *ClientSubscription, params []byte, again bool) error {
+// subscribeWith makes s on the server with params, in the form they
+// are, and binds its id; again says that s is live and being made again
+// after a reconnect.
+func (c *Client) subscribeWith(ctx context.Context, s *ClientSubscription, params []byte, again bool) error {
 	r, err := c.open(ctx, s.namespace+"_subscribe", s, again)
 	if err != nil {
 		return err
@@ -141,10 +158,21 @@ func (s *ClientSubscription) serverID() string {
 func (s *ClientSubscription) Err() <-chan error { return s.errc }
 
 // Gap returns a channel that receives a value each time the subscription
-// was made again on a new connection: notifications sent while the
-// connection was down may have been lost. Values do not pile up: one
+// was made again on a new connection and notifications sent while the
+// connection was down may have been lost. When the server gives positions
+// and could resume from the last one the client received, nothing was
+// lost and no value is sent: the missed notifications arrive on the
+// channel, in order, before the live ones. Values do not pile up: one
 // waiting stands for any number of gaps.
 func (s *ClientSubscription) Gap() <-chan struct{} { return s.gap }
+
+// recovered reports whether the last subscribe call resumed s with every
+// notification it missed.
+func (s *ClientSubscription) recovered() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.resumed
+}
 
 // unsubscribeTimeout bounds Unsubscribe's call to the server.
 const unsubscribeTimeout = 5 * time.Second
@@ -184,9 +212,15 @@ func (s *ClientSubscription) end(err error) bool {
 }
 
 // push queues a notification's result (and its params, for
-// WithResubscribe), copied.
-func (s *ClientSubscription) push(result, params []byte) {
+// WithResubscribe), copied; pos is its raw position, nil when it has
+// none. A notification whose position is not after the last one's is
+// one delivered already, and is dropped.
+func (s *ClientSubscription) push(result, params, pos []byte) {
 	s.mu.Lock()
+	if pos != nil && !s.pos.advance(pos) {
+		s.mu.Unlock()
+		return
+	}
 	if len(s.queue) >= DefaultSubscriptionBuffer {
 		s.mu.Unlock()
 		go s.overflowed()
@@ -249,17 +283,22 @@ type subscriptionTable struct {
 	mu     sync.Mutex
 	byID   map[string]*ClientSubscription
 	live   map[*ClientSubscription]struct{}
+	forms  map[string]subscribeForm // by namespace
 	closed bool
 }
 
 func (t *subscriptionTable) init() {
 	t.byID = map[string]*ClientSubscription{}
 	t.live = map[*ClientSubscription]struct{}{}
+	t.forms = map[string]subscribeForm{}
 }
 
-// bind records the server's id for s on connection conn: rawID, the raw
-// result of its subscribe call, a string or a number.
-func (t *subscriptionTable) bind(s *ClientSubscription, rawID []byte, conn uint64) {
+// bind records the server's id for s on connection conn, from result,
+// the raw result of its subscribe call: the id (a string or a number), or
+// the object form's answer, whose position becomes s's last and whose
+// "recovered" says whether a resume missed nothing.
+func (t *subscriptionTable) bind(s *ClientSubscription, result []byte, conn uint64) {
+	rawID, pos, recovered := readSubscribeAnswer(result)
 	if len(rawID) == 0 || (rawID[0] != '"' && !isNumber(rawID)) {
 		return
 	}
@@ -268,7 +307,8 @@ func (t *subscriptionTable) bind(s *ClientSubscription, rawID []byte, conn uint6
 	t.byID[id] = s
 	t.mu.Unlock()
 	s.mu.Lock()
-	s.id, s.boundTo = id, conn
+	s.id, s.boundTo, s.resumed = id, conn, recovered
+	s.pos.reset(pos)
 	s.mu.Unlock()
 }
 
@@ -307,13 +347,15 @@ func (t *subscriptionTable) remove(s *ClientSubscription) {
 // notify hands a notification's params to its subscription, and reports
 // false when no subscription has its id.
 func (t *subscriptionTable) notify(params []byte) bool {
-	var id, result []byte
+	var id, result, pos []byte
 	jsontext.EachMember(params, func(name, val []byte) bool {
 		switch string(name) {
 		case "subscription":
 			id = val
 		case "result":
 			result = val
+		case "position":
+			pos = val
 		}
 		return true
 	})
@@ -326,7 +368,7 @@ func (t *subscriptionTable) notify(params []byte) bool {
 	if s == nil {
 		return false
 	}
-	s.push(result, params)
+	s.push(result, params, pos)
 	return true
 }
 
@@ -372,9 +414,11 @@ func (s *ClientSubscription) remake() {
 	case errors.Is(err, errRemadeLater):
 		// Lost with its connection; the next one makes s again.
 	case err == nil:
-		select {
-		case s.gap <- struct{}{}:
-		default:
+		if !s.recovered() {
+			select {
+			case s.gap <- struct{}{}:
+			default:
+			}
 		}
 	case errors.Is(err, ErrClientClosed), c.ctx.Err() != nil:
 		s.end(ErrClientClosed)
