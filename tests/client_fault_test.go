@@ -6,6 +6,7 @@ package tests
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -66,11 +67,23 @@ func startFaultSite(t *testing.T) *faultSite {
 func (f *faultSite) start(t *testing.T) {
 	f.server = startCaddy(t, f.caddyfile, f.admin, func() error {
 		c, err := net.Dial("tcp", f.tcp)
-		if err == nil {
-			c.Close()
+		if err != nil {
+			return err
 		}
-		return err
+		c.Close()
+		return tlsReady(strings.TrimSuffix(strings.TrimPrefix(f.wss, "wss://"), "/rpc"))
 	})
+}
+
+// tlsReady completes a TLS handshake with addr (host:port): Caddy listens
+// before its internal CA has issued the site's certificate.
+func tlsReady(addr string) error {
+	c, err := tls.DialWithDialer(&net.Dialer{Timeout: time.Second}, "tcp", addr,
+		&tls.Config{InsecureSkipVerify: true}) //nolint:gosec // Caddy's internal CA; only readiness is checked
+	if err == nil {
+		c.Close()
+	}
+	return err
 }
 
 // kill ends bin/caddy at once, as a crash would.
