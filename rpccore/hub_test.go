@@ -94,3 +94,32 @@ func TestClosedHubRefuses(t *testing.T) {
 		t.Fatalf("publish on a closed hub: %v", err)
 	}
 }
+
+// BenchmarkLocalHubPublish fans one message out to 1,000 subscribers, with
+// and without history (which numbers the message and keeps it).
+func BenchmarkLocalHubPublish(b *testing.B) {
+	for _, h := range []struct {
+		name string
+		hub  *rpccore.LocalHub
+	}{
+		{"no_history", rpccore.NewLocalHub()},
+		{"history", rpccore.NewLocalHubWithHistory(rpccore.HistoryLimits{MaxMessages: 1000})},
+	} {
+		b.Run(h.name, func(b *testing.B) {
+			var got int
+			for range 1000 {
+				if _, err := h.hub.Subscribe("t", func(rpccore.Message) { got++ }); err != nil {
+					b.Fatal(err)
+				}
+			}
+			payload := []byte(`"hello"`)
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = h.hub.Publish("t", payload)
+			}
+			if got != 1000*b.N {
+				b.Fatalf("delivered %d", got)
+			}
+		})
+	}
+}

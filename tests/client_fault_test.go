@@ -116,7 +116,10 @@ func startCutter(t *testing.T, target string) *cutter {
 			if err != nil {
 				return
 			}
-			out, err := net.Dial("tcp", target)
+			c.mu.Lock()
+			to := c.target
+			c.mu.Unlock()
+			out, err := net.Dial("tcp", to)
 			if err != nil {
 				in.Close()
 				continue
@@ -129,6 +132,14 @@ func startCutter(t *testing.T, target string) *cutter {
 		}
 	}()
 	return c
+}
+
+// retarget sends the connections accepted from now on to target, as a
+// load balancer moves clients off a node that went down.
+func (c *cutter) retarget(target string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.target = target
 }
 
 // cut closes every connection forwarded so far.
