@@ -277,11 +277,16 @@ func (f *follower) goLiveLocked() {
 	f.waiting, f.replaying = nil, false
 }
 
-// replay sends msgs, waiting for room rather than dropping, then reads the
-// history again while live messages overflowed, and goes live.
+// replay sends msgs, waiting for room rather than dropping, then what
+// live messages waited meanwhile, the same way, until none waits; then it
+// lets live messages through. When more waited than it keeps, it reads the
+// history again instead.
 func (f *follower) replay(msgs []Message) {
 	for {
 		for _, m := range msgs {
+			if m.Position.Epoch == f.last.Epoch && m.Position.Offset <= f.last.Offset {
+				continue // sent already: in the history and live too
+			}
 			if f.sub.sendWait(outMsg{head: f.sub.head, body: m.Payload, tail: m.tail, notification: true}) != nil {
 				return
 			}
@@ -290,20 +295,25 @@ func (f *follower) replay(msgs []Message) {
 			f.mu.Unlock()
 		}
 		f.mu.Lock()
-		if !f.overflow {
-			f.goLiveLocked()
+		switch {
+		case f.overflow:
+			f.waiting, f.overflow = nil, false
+			after := f.last
 			f.mu.Unlock()
-			return
-		}
-		f.waiting, f.overflow = f.waiting[:0], false
-		after := f.last
-		f.mu.Unlock()
-		var ok bool
-		var err error
-		if msgs, ok, err = f.hub.History(f.sub.ctx, f.topic, after); err != nil || !ok {
-			if f.sub.ctx.Err() == nil {
-				f.sub.peer.setFailure(ErrReplayLost)
+			var ok bool
+			var err error
+			if msgs, ok, err = f.hub.History(f.sub.ctx, f.topic, after); err != nil || !ok {
+				if f.sub.ctx.Err() == nil {
+					f.sub.peer.setFailure(ErrReplayLost)
+				}
+				return
 			}
+		case len(f.waiting) > 0:
+			msgs, f.waiting = f.waiting, nil
+			f.mu.Unlock()
+		default:
+			f.replaying = false
+			f.mu.Unlock()
 			return
 		}
 	}

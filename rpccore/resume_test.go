@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -117,7 +118,7 @@ func TestResumeReplaysWhatWasMissedThenLive(t *testing.T) {
 	first.close()
 	publish(t, hub, 10, 1010)
 
-	c, _, _ := servePeer(t, s, rpccore.PeerConfig{SendQueue: 64}, 4096)
+	c, _, _ := servePeer(t, s, rpccore.PeerConfig{}, 4096)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { // live messages keep coming during the replay
@@ -287,5 +288,48 @@ func TestAMessageBothLiveAndInTheHistoryIsSentOnce(t *testing.T) {
 	publish(t, hub2, 0, 1)
 	if n := recvNote(t, c2); n.Params.Result != "0" || b.Position.Offset != 1 {
 		t.Fatalf("got %q after head %+v, want only the message after the head", n.Params.Result, b.Position)
+	}
+}
+
+// floodingHub publishes a burst on its first history read, as a busy
+// topic does while a resume reads: more than the follower keeps waiting.
+type floodingHub struct {
+	*rpccore.LocalHub
+	burst int
+	reads atomic.Int32
+}
+
+func (h *floodingHub) History(ctx context.Context, topic string, after rpccore.Position) ([]rpccore.Message, bool, error) {
+	if h.reads.Add(1) == 1 {
+		for i := range h.burst {
+			_ = h.Publish(topic, rpccore.AppendString(nil, fmt.Sprint("burst ", i)))
+		}
+	}
+	return h.LocalHub.History(ctx, topic, after)
+}
+
+func TestResumeReadsTheHistoryAgainWhenLiveMessagesOverflow(t *testing.T) {
+	hub := &floodingHub{LocalHub: rpccore.NewLocalHubWithHistory(rpccore.HistoryLimits{MaxMessages: 1000}), burst: 50}
+	s := demoServer(t, rpccore.WithHub(hub))
+	c, _, _ := servePeer(t, s, rpccore.PeerConfig{SendQueue: 16}, 4096)
+	head, _ := hub.LocalHub.Head(context.Background(), "demo.chat")
+	publish(t, hub, 0, 5)
+	if a := subscribeObject(t, c, &head); !*a.Recovered {
+		t.Fatalf("answered %+v", a)
+	}
+	var want []string
+	for i := range 5 {
+		want = append(want, fmt.Sprint(i))
+	}
+	for i := range 50 {
+		want = append(want, fmt.Sprint("burst ", i))
+	}
+	for i, w := range want {
+		if n := recvNote(t, c); n.Params.Result != w {
+			t.Fatalf("notification %d is %q, want %q", i, n.Params.Result, w)
+		}
+	}
+	if n := hub.reads.Load(); n != 2 {
+		t.Fatalf("%d history reads; the burst overflowed what waits, so the history is read again", hub.reads)
 	}
 }
