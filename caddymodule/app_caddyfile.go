@@ -38,6 +38,12 @@ func parseGlobalOption(d *caddyfile.Dispenser, _ any) (any, error) {
 //	            allow <patterns...>
 //	            deny  <patterns...>
 //	        }
+//	        openrpc off
+//	        openrpc {
+//	            title       <text>
+//	            version     <text>
+//	            description <text>
+//	        }
 //	        framing           values|content_length
 //	        tls internal|<cert_file> <key_file>
 //	        tls {
@@ -102,7 +108,7 @@ func parseListener(d *caddyfile.Dispenser) (*StreamListener, error) {
 		handled, err := parseEndpointOption(d, option, endpointFields{
 			services: &l.ServicesRaw, maxRequest: &l.MaxMessage, maxRequestName: "max_message",
 			maxBatch: &l.MaxBatch, maxResponseBody: &l.MaxResponseBody, maxDepth: &l.MaxDepth,
-			concurrency: &l.Concurrency, methods: &l.Methods, hub: &l.HubRaw,
+			concurrency: &l.Concurrency, methods: &l.Methods, hub: &l.HubRaw, openrpc: &l.OpenRPC,
 		})
 		switch {
 		case handled:

@@ -142,9 +142,13 @@ func TestAppCaddyfile(t *testing.T) {
 			send_queue 8
 			slow_consumer disconnect
 			max_subscriptions 3
+			openrpc {
+				title Streams
+			}
 		}
 		listen unix//run/x.sock|0600 {
 			service handler_test
+			openrpc off
 		}
 	}`
 	var a App
@@ -159,10 +163,10 @@ func TestAppCaddyfile(t *testing.T) {
 		l.MaxMessage != 1<<20 || l.MaxBatch != 10 || l.Methods == nil || l.Methods.Deny[0] != "echo" ||
 		l.Framing != "content_length" || l.TLS == nil || l.TLS.Issuer != "internal" || l.MaxConnections != 5 ||
 		time.Duration(l.IdleTimeout) != time.Minute || l.MaxInFlight != 2 || l.SendQueue != 8 ||
-		l.SlowConsumer != "disconnect" || l.MaxSubscriptions != 3 {
+		l.SlowConsumer != "disconnect" || l.MaxSubscriptions != 3 || l.OpenRPC == nil || l.OpenRPC.Title != "Streams" {
 		t.Errorf("listener %+v", l)
 	}
-	if a.Listeners[1].Listen[0] != "unix//run/x.sock|0600" {
+	if a.Listeners[1].Listen[0] != "unix//run/x.sock|0600" || a.Listeners[1].OpenRPC == nil || !a.Listeners[1].OpenRPC.Disabled {
 		t.Errorf("second listener %+v", a.Listeners[1])
 	}
 

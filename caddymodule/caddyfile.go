@@ -43,6 +43,12 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	        allow <patterns...>
 //	        deny  <patterns...>
 //	    }
+//	    openrpc off
+//	    openrpc {
+//	        title       <text>
+//	        version     <text>
+//	        description <text>
+//	    }
 //	    websocket off
 //	    websocket {
 //	        origins           <host patterns...>
@@ -76,7 +82,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		handled, err := parseEndpointOption(d, option, endpointFields{
 			services: &h.ServicesRaw, maxRequest: &h.MaxRequestBody, maxRequestName: "max_request_body",
 			maxBatch: &h.MaxBatch, maxResponseBody: &h.MaxResponseBody, maxDepth: &h.MaxDepth,
-			concurrency: &h.Concurrency, methods: &h.Methods, hub: &h.HubRaw,
+			concurrency: &h.Concurrency, methods: &h.Methods, hub: &h.HubRaw, openrpc: &h.OpenRPC,
 		})
 		switch {
 		case handled:
@@ -104,6 +110,7 @@ type endpointFields struct {
 	concurrency     *int
 	methods         **MethodFilter
 	hub             *json.RawMessage
+	openrpc         **OpenRPCConfig
 }
 
 // parseEndpointOption parses option into f when it is one of the shared
@@ -129,6 +136,8 @@ func parseEndpointOption(d *caddyfile.Dispenser, option string, f endpointFields
 		*f.methods, err = parseMethods(d)
 	case "hub":
 		*f.hub, err = parseHub(d)
+	case "openrpc":
+		*f.openrpc, err = parseOpenRPC(d)
 	default:
 		return false, nil
 	}
@@ -288,6 +297,44 @@ func parseWebSocket(d *caddyfile.Dispenser) (*WebSocketConfig, error) {
 		}
 		if err != nil {
 			return nil, d.Errf("websocket %v", err)
+		}
+	}
+	return c, nil
+}
+
+// parseOpenRPC reads `openrpc off` or the openrpc block.
+func parseOpenRPC(d *caddyfile.Dispenser) (*OpenRPCConfig, error) {
+	c := new(OpenRPCConfig)
+	if d.NextArg() {
+		if d.Val() != "off" || d.NextArg() {
+			return nil, d.Errf("openrpc: unexpected argument %q (want off, or a block)", d.Val())
+		}
+		if d.NextBlock(d.Nesting()) {
+			return nil, d.Err("openrpc off: takes no block")
+		}
+		c.Disabled = true
+		return c, nil
+	}
+	seen := make(map[string]bool)
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		option := d.Val()
+		if seen[option] {
+			return nil, d.Errf("openrpc %s: specified twice", option)
+		}
+		seen[option] = true
+		var field *string
+		switch option {
+		case "title":
+			field = &c.Title
+		case "version":
+			field = &c.Version
+		case "description":
+			field = &c.Description
+		default:
+			return nil, d.Errf("unrecognized openrpc option %q (want title, version or description)", option)
+		}
+		if !d.AllArgs(field) || *field == "" {
+			return nil, d.Errf("openrpc %s: want one non-empty value (quote it when it has spaces)", option)
 		}
 	}
 	return c, nil

@@ -126,6 +126,16 @@ func TestUnmarshalCaddyfileOptions(t *testing.T) {
 		}`, `{"websocket":{"origins":["app.example.com","*.example.org"],"max_message":65536,` +
 			`"ping_interval":15000000000,"max_connections":100,"max_in_flight":8,"send_queue":256,` +
 			`"slow_consumer":"disconnect","max_subscriptions":16}}`},
+		{"openrpc off", `jsonrpc {
+			openrpc off
+		}`, `{"openrpc":{"disabled":true}}`},
+		{"openrpc block", `jsonrpc {
+			openrpc {
+				title "Demo API"
+				version 1.2.3
+				description "The demo, over HTTPS."
+			}
+		}`, `{"openrpc":{"title":"Demo API","version":"1.2.3","description":"The demo, over HTTPS."}}`},
 		{"hub local", `jsonrpc {
 			hub local
 		}`, `{"hub":{"hub":"local"}}`},
@@ -211,6 +221,34 @@ func TestUnmarshalCaddyfileErrors(t *testing.T) {
 				}
 			}
 		}`, "max_msgs"},
+		{"openrpc with a bad argument", `jsonrpc {
+			openrpc on
+		}`, `openrpc: unexpected argument "on"`},
+		{"openrpc off with a block", `jsonrpc {
+			openrpc off {
+				title x
+			}
+		}`, "openrpc off: takes no block"},
+		{"openrpc twice", `jsonrpc {
+			openrpc off
+			openrpc off
+		}`, "openrpc: specified twice"},
+		{"unknown openrpc option", `jsonrpc {
+			openrpc {
+				license MIT
+			}
+		}`, `unrecognized openrpc option "license"`},
+		{"openrpc option twice", `jsonrpc {
+			openrpc {
+				title a
+				title b
+			}
+		}`, "openrpc title: specified twice"},
+		{"openrpc title of two words", `jsonrpc {
+			openrpc {
+				title Demo API
+			}
+		}`, "openrpc title: want one non-empty value"},
 		{"websocket with a bad argument", `jsonrpc {
 			websocket on
 		}`, `websocket: unexpected argument "on"`},

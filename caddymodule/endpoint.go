@@ -25,6 +25,7 @@ type endpointOptions struct {
 	concurrency     int
 	methods         *MethodFilter
 	hub             json.RawMessage // the owner's HubRaw
+	openrpc         *OpenRPCConfig
 }
 
 // check fails for option values that cannot work, naming the option.
@@ -55,9 +56,9 @@ type endpoint struct {
 // provisionEndpoint checks o, loads the services of owner's ServicesRaw
 // field (a struct pointer, as caddy.Context.LoadModule takes it) and
 // mounts them into a new server whose observer feeds the call metrics and
-// peers, and logs panics through *logger. Its hub is the owner's HubRaw
-// module (the local hub by default), which Caddy cleans up with the
-// configuration.
+// peers, and logs panics through *logger; then it adds rpc.discover, unless
+// o turns it off. Its hub is the owner's HubRaw module (the local hub by
+// default), which Caddy cleans up with the configuration.
 func provisionEndpoint(ctx caddy.Context, owner any, o endpointOptions, peers peerEvents, logger **zap.Logger) (*endpoint, error) {
 	if err := o.check(); err != nil {
 		return nil, err
@@ -97,6 +98,9 @@ func provisionEndpoint(ctx caddy.Context, owner any, o endpointOptions, peers pe
 	}
 	e.server = rpccore.NewServer(opts...)
 	if err := mount(e.server, services); err != nil {
+		return nil, err
+	}
+	if err := registerDiscovery(e.server, o.openrpc); err != nil {
 		return nil, err
 	}
 	methods := e.server.Methods()

@@ -75,6 +75,12 @@ type Handler struct {
 	// hides answer -32601 "Method not found". Default: all of them.
 	Methods *MethodFilter `json:"methods,omitempty"`
 
+	// OpenRPC discovery: `rpc.discover` answers an OpenRPC 1.3 document of
+	// the methods this endpoint exposes, generated once when the
+	// configuration loads. On by default; `{"disabled": true}` turns it
+	// off.
+	OpenRPC *OpenRPCConfig `json:"openrpc,omitempty"`
+
 	// JSON-RPC over WebSocket on the same path: GET requests asking for an
 	// upgrade become connections carrying pipelined calls, subscriptions
 	// and server push. On by default, with the defaults of its fields.
@@ -127,6 +133,7 @@ func (h *Handler) endpointOptions() endpointOptions {
 		concurrency:     h.Concurrency,
 		methods:         h.Methods,
 		hub:             h.HubRaw,
+		openrpc:         h.OpenRPC,
 	}
 }
 

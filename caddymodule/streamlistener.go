@@ -57,6 +57,11 @@ type StreamListener struct {
 	// Which of the registered methods this listener exposes. Default: all.
 	Methods *MethodFilter `json:"methods,omitempty"`
 
+	// OpenRPC discovery, as the jsonrpc handler's `openrpc`: rpc.discover
+	// answers the document of the methods this listener exposes. On by
+	// default.
+	OpenRPC *OpenRPCConfig `json:"openrpc,omitempty"`
+
 	// How messages are delimited: `values` (JSON values back to back, the
 	// default) or `content_length` (each message behind a
 	// `Content-Length: N` header and an empty line, as LSP frames them).
@@ -149,5 +154,6 @@ func (l *StreamListener) endpointOptions() endpointOptions {
 		concurrency:     l.Concurrency,
 		methods:         l.Methods,
 		hub:             l.HubRaw,
+		openrpc:         l.OpenRPC,
 	}
 }

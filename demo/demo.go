@@ -18,20 +18,29 @@ import (
 func Register(s *rpccore.Server) error {
 	err := s.RegisterMethods(rpccore.Methods{
 		// The specification's examples (section 7).
-		"subtract":     rpccore.Func2(Subtract, "minuend", "subtrahend"),
-		"sum":          rpccore.Variadic(Sum, "numbers"),
-		"update":       rpccore.Raw(acceptAnything),
-		"notify_hello": rpccore.Raw(acceptAnything),
-		"notify_sum":   rpccore.Raw(acceptAnything),
-		"get_data":     rpccore.Func0(GetData),
+		"subtract": rpccore.Func2(Subtract, "minuend", "subtrahend").Describe(rpccore.Doc{
+			Summary: "Returns minuend - subtrahend.",
+		}),
+		"sum": rpccore.Variadic(Sum, "numbers").Describe(rpccore.Doc{
+			Summary: "Returns the sum of any number of numbers.",
+			Params:  map[string]string{"numbers": "By position, the params are the numbers themselves."},
+		}),
+		"update":       rpccore.Raw(acceptAnything).Describe(anything),
+		"notify_hello": rpccore.Raw(acceptAnything).Describe(anything),
+		"notify_sum":   rpccore.Raw(acceptAnything).Describe(anything),
+		"get_data":     rpccore.Func0(GetData).Describe(rpccore.Doc{Summary: `Returns ["hello", 5].`}),
 		// The benchmark workload.
-		"add":                          rpccore.Func2(Add, "a", "b"),
-		"addInt":                       rpccore.Func2(AddInt, "a", "b"),
-		"NullableFloatToNullableFloat": rpccore.Func1(NullableFloatToNullableFloat, "x"),
-		"Test2":                        rpccore.Func1(Test2, "x"),
-		"StringMe":                     rpccore.Func1(StringMe, "s"),
+		"add":    rpccore.Func2(Add, "a", "b").Describe(rpccore.Doc{Summary: "Returns a + b."}),
+		"addInt": rpccore.Func2(AddInt, "a", "b").Describe(rpccore.Doc{Summary: "Returns a + b, integers."}),
+		"NullableFloatToNullableFloat": rpccore.Func1(NullableFloatToNullableFloat, "x").Describe(rpccore.Doc{
+			Summary: "Returns x, null or not.",
+		}),
+		"Test2":    rpccore.Func1(Test2, "x").Describe(rpccore.Doc{Summary: "Returns x."}),
+		"StringMe": rpccore.Func1(StringMe, "s").Describe(rpccore.Doc{Summary: "Returns s."}),
 		// A method that waits, for trying blocking calls.
-		"delay": rpccore.Func1(Delay, "ms").Blocking(),
+		"delay": rpccore.Func1(Delay, "ms").Blocking().Describe(rpccore.Doc{
+			Summary: "Waits ms milliseconds (0 to 10000), then returns ms.",
+		}),
 	})
 	if err != nil {
 		return err
@@ -51,6 +60,11 @@ func Sum(_ context.Context, numbers []float64) (float64, error) {
 		total += n
 	}
 	return total, nil
+}
+
+// anything describes the methods of acceptAnything.
+var anything = rpccore.Doc{
+	Summary: "Accepts any params and answers null (the specification's examples of notifications).",
 }
 
 // acceptAnything takes any params and answers null.

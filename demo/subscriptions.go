@@ -23,15 +23,21 @@ const ChatTopic = "demo.chat"
 // registerSubscriptions adds "ticks", "flood", "chat" and demo_publish to s.
 func registerSubscriptions(s *rpccore.Server) error {
 	hub := s.Hub()
-	if err := s.RegisterSubscription(Namespace, "ticks", rpccore.Proc1(startTicks, "intervalMs")); err != nil {
+	ticks := rpccore.Proc1(startTicks, "intervalMs").Describe(rpccore.Doc{
+		Summary: "Counts 1, 2, 3... every intervalMs milliseconds (1 to 3600000).",
+	})
+	if err := s.RegisterSubscription(Namespace, "ticks", ticks); err != nil {
 		return err
 	}
-	if err := s.RegisterSubscription(Namespace, "flood", rpccore.Proc1(startFlood, "count")); err != nil {
+	flood := rpccore.Proc1(startFlood, "count").Describe(rpccore.Doc{
+		Summary: "Sends 1 to count (at most 1000000000) as fast as the client reads them, none dropped.",
+	})
+	if err := s.RegisterSubscription(Namespace, "flood", flood); err != nil {
 		return err
 	}
 	chat := rpccore.Proc0(func(ctx context.Context) error {
 		return rpccore.SubscriptionFrom(ctx).Follow(hub, ChatTopic)
-	})
+	}).Describe(rpccore.Doc{Summary: "Every message demo_publish sends to the chat room."})
 	if err := s.RegisterSubscription(Namespace, "chat", chat); err != nil {
 		return err
 	}
@@ -41,7 +47,11 @@ func registerSubscriptions(s *rpccore.Server) error {
 				Data: "no room " + strconv.Quote(room) + "; the demo has \"chat\""}
 		}
 		return true, hub.Publish(ChatTopic, rpccore.AppendString(nil, message))
-	}, "room", "message")
+	}, "room", "message").Default("room", "chat").Describe(rpccore.Doc{
+		Summary: "Sends message to every subscriber of the room.",
+		Params:  map[string]string{"room": `The room: the demo has one, "chat".`},
+		Result:  "true once the message is handed to the hub.",
+	})
 	return s.Register("demo_publish", publish)
 }
 

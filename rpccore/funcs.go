@@ -5,11 +5,13 @@ package rpccore
 
 import (
 	"context"
+	"reflect"
 )
 
 // Func0 makes a Method of a function without params.
 func Func0[R any](fn func(context.Context) (R, error)) *Method {
 	m := newMethod()
+	m.result = reflect.TypeFor[R]()
 	enc := encoderFor[R]()
 	m.call = func(ctx context.Context, params callParams, dst []byte) ([]byte, error) {
 		if err := m.split(&params, nil); err != nil {
@@ -27,6 +29,7 @@ func Func0[R any](fn func(context.Context) (R, error)) *Method {
 // Func1 makes a Method of a function of one param, called name.
 func Func1[A, R any](fn func(context.Context, A) (R, error), name string) *Method {
 	m := newMethod(paramOf[A](name))
+	m.result = reflect.TypeFor[R]()
 	da, enc := decoderFor[A](), encoderFor[R]()
 	m.call = func(ctx context.Context, params callParams, dst []byte) ([]byte, error) {
 		var raw [1][]byte
@@ -49,6 +52,7 @@ func Func1[A, R any](fn func(context.Context, A) (R, error), name string) *Metho
 // Func2 makes a Method of a function of two params, named in order.
 func Func2[A, B, R any](fn func(context.Context, A, B) (R, error), nameA, nameB string) *Method {
 	m := newMethod(paramOf[A](nameA), paramOf[B](nameB))
+	m.result = reflect.TypeFor[R]()
 	da, db, enc := decoderFor[A](), decoderFor[B](), encoderFor[R]()
 	m.call = func(ctx context.Context, params callParams, dst []byte) ([]byte, error) {
 		var raw [2][]byte
@@ -75,6 +79,7 @@ func Func2[A, B, R any](fn func(context.Context, A, B) (R, error), nameA, nameB 
 // Func3 makes a Method of a function of three params, named in order.
 func Func3[A, B, C, R any](fn func(context.Context, A, B, C) (R, error), nameA, nameB, nameC string) *Method {
 	m := newMethod(paramOf[A](nameA), paramOf[B](nameB), paramOf[C](nameC))
+	m.result = reflect.TypeFor[R]()
 	da, db, dc, enc := decoderFor[A](), decoderFor[B](), decoderFor[C](), encoderFor[R]()
 	m.call = func(ctx context.Context, params callParams, dst []byte) ([]byte, error) {
 		var raw [3][]byte
@@ -105,6 +110,7 @@ func Func3[A, B, C, R any](fn func(context.Context, A, B, C) (R, error), nameA, 
 // Func4 makes a Method of a function of four params, named in order.
 func Func4[A, B, C, D, R any](fn func(context.Context, A, B, C, D) (R, error), nameA, nameB, nameC, nameD string) *Method {
 	m := newMethod(paramOf[A](nameA), paramOf[B](nameB), paramOf[C](nameC), paramOf[D](nameD))
+	m.result = reflect.TypeFor[R]()
 	da, db, dc, dd, enc := decoderFor[A](), decoderFor[B](), decoderFor[C](), decoderFor[D](), encoderFor[R]()
 	m.call = func(ctx context.Context, params callParams, dst []byte) ([]byte, error) {
 		var raw [4][]byte
@@ -170,6 +176,7 @@ func Proc3[A, B, C any](fn func(context.Context, A, B, C) error, nameA, nameB, n
 func Variadic[E, R any](fn func(context.Context, []E) (R, error), name string) *Method {
 	m := newMethod(paramOf[[]E](name))
 	m.params[0].optional = true
+	m.result, m.variadic = reflect.TypeFor[R](), true
 	dec, enc := decodeSlice(decoderFor[E]()), encoderFor[R]()
 	m.call = func(ctx context.Context, params callParams, dst []byte) ([]byte, error) {
 		values := []E{}
@@ -203,6 +210,7 @@ func Variadic[E, R any](fn func(context.Context, []E) (R, error), name string) *
 // and the method writes its result through w (null if it writes nothing).
 func Raw(fn func(ctx context.Context, params []byte, w *ResultWriter) error) *Method {
 	m := newMethod()
+	m.raw = true
 	m.call = func(ctx context.Context, params callParams, dst []byte) ([]byte, error) {
 		w := resultWriterPool.Get().(*ResultWriter)
 		w.buf, w.start = dst, len(dst)

@@ -21,6 +21,12 @@ type Method struct {
 	call     func(ctx context.Context, params callParams, dst []byte) ([]byte, error)
 	blocking bool
 	err      error
+
+	// What discovery documents read (describe.go); calls never do.
+	result   reflect.Type // R of the typed forms; nil for Raw
+	raw      bool         // made with Raw
+	variadic bool         // made with Variadic
+	doc      Doc
 }
 
 // callParams is a call's params as the scan found them: the raw value

@@ -85,13 +85,30 @@ func (s *Server) Register(name string, m *Method) error {
 // two registrations collide does not depend on the filter. Errors name the
 // first bad method in name order.
 func (s *Server) RegisterMethods(ms Methods) error {
+	return s.register(ms, false)
+}
+
+// RegisterExtension adds m under name, which must start with "rpc.": the
+// specification reserves those names for extensions of the server itself,
+// such as rpc.discover, so RegisterMethods refuses them. The method filter
+// does not apply to extensions. A name registered twice is a
+// *DuplicateMethodError.
+func (s *Server) RegisterExtension(name string, m *Method) error {
+	if !strings.HasPrefix(name, "rpc.") || name == "rpc." {
+		return errors.New("rpccore: extension names start with \"rpc.\": " + strconv.Quote(name))
+	}
+	return s.register(Methods{name: m}, true)
+}
+
+// register adds ms, extensions (exempt from the filter) or not.
+func (s *Server) register(ms Methods, extensions bool) error {
 	names := make([]string, 0, len(ms))
 	for name := range ms {
 		names = append(names, name)
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		if err := checkMethod(name, ms[name]); err != nil {
+		if err := checkMethod(name, ms[name], extensions); err != nil {
 			return err
 		}
 	}
@@ -110,7 +127,7 @@ func (s *Server) RegisterMethods(ms Methods) error {
 	}
 	for _, name := range names {
 		s.names[name] = true
-		if s.cfg.filter == nil || s.cfg.filter(name) {
+		if extensions || s.cfg.filter == nil || s.cfg.filter(name) {
 			next[name] = &entry{name: name, Method: ms[name]}
 		}
 	}
@@ -119,7 +136,7 @@ func (s *Server) RegisterMethods(ms Methods) error {
 }
 
 // checkMethod fails for a name or method that cannot be registered.
-func checkMethod(name string, m *Method) error {
+func checkMethod(name string, m *Method, extension bool) error {
 	switch {
 	case m == nil:
 		return errors.New("rpccore: nil method " + strconv.Quote(name))
@@ -127,7 +144,7 @@ func checkMethod(name string, m *Method) error {
 		return errors.New("method " + strconv.Quote(name) + ": " + m.err.Error())
 	case name == "":
 		return errors.New("rpccore: empty method name")
-	case strings.HasPrefix(name, "rpc."):
+	case !extension && strings.HasPrefix(name, "rpc."):
 		return errors.New("rpccore: method names starting with \"rpc.\" are reserved: " + strconv.Quote(name))
 	}
 	return nil
@@ -144,7 +161,8 @@ func (s *Server) Registered() []string {
 // Hub returns the server's Hub: the one given WithHub, or its own LocalHub.
 func (s *Server) Hub() Hub { return s.cfg.hub }
 
-// Methods returns the names of the registered methods, in no order.
+// Methods returns the names of the methods the server serves (those the
+// method filter hides left out), in no order.
 func (s *Server) Methods() []string {
 	table := s.methods.Load().byName
 	names := make([]string, 0, len(table))
@@ -152,6 +170,15 @@ func (s *Server) Methods() []string {
 		names = append(names, name)
 	}
 	return names
+}
+
+// Method returns the method the server serves under name, or nil when
+// none is registered under it or the method filter hides it.
+func (s *Server) Method(name string) *Method {
+	if e := s.methods.Load().byName[name]; e != nil {
+		return e.Method
+	}
+	return nil
 }
 
 // lookup finds the method a request names, or nil.

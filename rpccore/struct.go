@@ -24,6 +24,7 @@ func Struct[P, R any](fn func(context.Context, P) (R, error)) *Method {
 	if err != nil {
 		m.err = err
 	}
+	m.result = reflect.TypeFor[R]()
 	enc := encoderFor[R]()
 	m.call = func(ctx context.Context, params callParams, dst []byte) ([]byte, error) {
 		raw := make([][]byte, len(m.params))

@@ -264,10 +264,19 @@ func (s *Server) RegisterSubscription(namespace, name string, m *Method) error {
 	}
 	s.mu.Unlock()
 	if fresh {
-		if err := s.Register(namespace+"_subscribe", Raw(s.subscribeMethod(namespace, ns))); err != nil {
+		sub := Raw(s.subscribeMethod(namespace, ns)).Describe(Doc{
+			Summary: "Subscribes to one of the " + namespace + " subscriptions: the answer is the subscription's id, " +
+				"then each value comes in a " + namespace + "_subscription notification.",
+		})
+		if err := s.Register(namespace+"_subscribe", sub); err != nil {
 			return err
 		}
-		if err := s.Register(namespace+"_unsubscribe", Func1(unsubscribe, "id")); err != nil {
+		unsub := Func1(unsubscribe, "id").Describe(Doc{
+			Summary: "Ends a subscription made with " + namespace + "_subscribe.",
+			Params:  map[string]string{"id": "The subscription's id, as " + namespace + "_subscribe answered it."},
+			Result:  "true when the subscription was open, false when it had already ended.",
+		})
+		if err := s.Register(namespace+"_unsubscribe", unsub); err != nil {
 			return err
 		}
 	}

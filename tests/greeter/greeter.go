@@ -32,8 +32,12 @@ func (Greeter) CaddyModule() caddy.ModuleInfo {
 func (Greeter) RegisterMethods(s *rpccore.Server) error {
 	return s.RegisterMethods(rpccore.Methods{
 		// greet(name, times): positional ["Ann", 2] or named {"name": "Ann"};
-		// times is optional and defaults to 1.
-		"greet": rpccore.Func2(Greet, "name", "times").Default("times", 1),
+		// times is optional and defaults to 1. Describe adds the words that
+		// rpc.discover's document carries.
+		"greet": rpccore.Func2(Greet, "name", "times").Default("times", 1).Describe(rpccore.Doc{
+			Summary: "Says hello to name.",
+			Params:  map[string]string{"times": "How many times: 1 to 3."},
+		}),
 		// introduce({"name": "Ann", "age": 42}): the params are a struct's fields.
 		"introduce": rpccore.Struct(Introduce),
 	})
