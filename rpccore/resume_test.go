@@ -330,6 +330,6 @@ func TestResumeReadsTheHistoryAgainWhenLiveMessagesOverflow(t *testing.T) {
 		}
 	}
 	if n := hub.reads.Load(); n != 2 {
-		t.Fatalf("%d history reads; the burst overflowed what waits, so the history is read again", hub.reads)
+		t.Fatalf("%d history reads; the burst overflowed what waits, so the history is read again", n)
 	}
 }
