@@ -37,6 +37,10 @@ func parseGlobalOption(d *caddyfile.Dispenser, _ any) (any, error) {
 //	        methods {
 //	            allow <patterns...>
 //	            deny  <patterns...>
+//	            identity <placeholder> { <value> { allow|deny <patterns...> } }
+//	        }
+//	        rate_limit {
+//	            zone <name> { key, events, window, methods, cost, max_keys }
 //	        }
 //	        framing           values|content_length
 //	        tls internal|<cert_file> <key_file>
@@ -102,7 +106,7 @@ func parseListener(d *caddyfile.Dispenser) (*StreamListener, error) {
 		handled, err := parseEndpointOption(d, option, endpointFields{
 			services: &l.ServicesRaw, maxRequest: &l.MaxMessage, maxRequestName: "max_message",
 			maxBatch: &l.MaxBatch, maxResponseBody: &l.MaxResponseBody, maxDepth: &l.MaxDepth,
-			concurrency: &l.Concurrency, methods: &l.Methods, hub: &l.HubRaw,
+			concurrency: &l.Concurrency, methods: &l.Methods, rateLimit: &l.RateLimit, hub: &l.HubRaw,
 		})
 		switch {
 		case handled:
