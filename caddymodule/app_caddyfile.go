@@ -37,6 +37,10 @@ func parseGlobalOption(d *caddyfile.Dispenser, _ any) (any, error) {
 //	        methods {
 //	            allow <patterns...>
 //	            deny  <patterns...>
+//	            identity <placeholder> { <value> { allow|deny <patterns...> } }
+//	        }
+//	        rate_limit {
+//	            zone <name> { key, events, window, methods, cost, max_keys }
 //	        }
 //	        openrpc off
 //	        openrpc {
@@ -108,7 +112,8 @@ func parseListener(d *caddyfile.Dispenser) (*StreamListener, error) {
 		handled, err := parseEndpointOption(d, option, endpointFields{
 			services: &l.ServicesRaw, maxRequest: &l.MaxMessage, maxRequestName: "max_message",
 			maxBatch: &l.MaxBatch, maxResponseBody: &l.MaxResponseBody, maxDepth: &l.MaxDepth,
-			concurrency: &l.Concurrency, methods: &l.Methods, hub: &l.HubRaw, openrpc: &l.OpenRPC,
+			concurrency: &l.Concurrency, methods: &l.Methods, rateLimit: &l.RateLimit, hub: &l.HubRaw,
+			openrpc: &l.OpenRPC,
 		})
 		switch {
 		case handled:

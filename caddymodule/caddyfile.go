@@ -42,6 +42,23 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    methods {
 //	        allow <patterns...>
 //	        deny  <patterns...>
+//	        identity <placeholder> {
+//	            <value> {
+//	                allow <patterns...>
+//	                deny  <patterns...>
+//	            }
+//	            <value> allow|deny <patterns...>
+//	        }
+//	    }
+//	    rate_limit {
+//	        zone <name> {
+//	            key      <placeholder>
+//	            events   <events>
+//	            window   <duration>
+//	            methods  <patterns...>
+//	            cost     <pattern> <events>
+//	            max_keys <keys>
+//	        }
 //	    }
 //	    openrpc off
 //	    openrpc {
@@ -63,7 +80,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	}
 //
 // service may be repeated to mount several services; allow and deny may be
-// repeated, their patterns add up. Sizes take units, as elsewhere in Caddy
+// repeated, their patterns add up; so may zone, each name once. Sizes take units, as elsewhere in Caddy
 // (64KiB, 1MiB, 1MB).
 func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the directive's name
@@ -82,7 +99,8 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		handled, err := parseEndpointOption(d, option, endpointFields{
 			services: &h.ServicesRaw, maxRequest: &h.MaxRequestBody, maxRequestName: "max_request_body",
 			maxBatch: &h.MaxBatch, maxResponseBody: &h.MaxResponseBody, maxDepth: &h.MaxDepth,
-			concurrency: &h.Concurrency, methods: &h.Methods, hub: &h.HubRaw, openrpc: &h.OpenRPC,
+			concurrency: &h.Concurrency, methods: &h.Methods, rateLimit: &h.RateLimit, hub: &h.HubRaw,
+			openrpc: &h.OpenRPC,
 		})
 		switch {
 		case handled:
@@ -109,6 +127,7 @@ type endpointFields struct {
 	maxDepth        *int
 	concurrency     *int
 	methods         **MethodFilter
+	rateLimit       **RateLimit
 	hub             *json.RawMessage
 	openrpc         **OpenRPCConfig
 }
@@ -134,6 +153,8 @@ func parseEndpointOption(d *caddyfile.Dispenser, option string, f endpointFields
 		*f.concurrency, err = parseCount(d)
 	case "methods":
 		*f.methods, err = parseMethods(d)
+	case "rate_limit":
+		*f.rateLimit, err = parseRateLimit(d)
 	case "hub":
 		*f.hub, err = parseHub(d)
 	case "openrpc":
@@ -215,28 +236,91 @@ func parseMethods(d *caddyfile.Dispenser) (*MethodFilter, error) {
 	f := new(MethodFilter)
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
 		rule := d.Val()
-		patterns := d.RemainingArgs()
-		if len(patterns) == 0 {
-			return nil, d.Errf("methods %s: want at least one pattern", rule)
-		}
-		for _, p := range patterns {
-			if _, err := path.Match(p, ""); err != nil {
-				return nil, d.Errf("methods %s: bad pattern %q: %v", rule, p, err)
+		if rule == "identity" {
+			if f.Identity != nil {
+				return nil, d.Err("methods identity: specified twice")
 			}
+			id, err := parseIdentity(d)
+			if err != nil {
+				return nil, err
+			}
+			f.Identity = id
+			continue
 		}
-		switch rule {
-		case "allow":
-			f.Allow = append(f.Allow, patterns...)
-		case "deny":
-			f.Deny = append(f.Deny, patterns...)
-		default:
-			return nil, d.Errf("methods: unrecognized rule %q (want allow or deny)", rule)
+		if err := parseRule(d, "methods", rule, &f.Allow, &f.Deny); err != nil {
+			return nil, err
 		}
 	}
-	if len(f.Allow) == 0 && len(f.Deny) == 0 {
-		return nil, d.Err("methods: empty block, want allow or deny lines")
+	if len(f.Allow) == 0 && len(f.Deny) == 0 && f.Identity == nil {
+		return nil, d.Err("methods: empty block, want allow, deny or identity lines")
 	}
 	return f, nil
+}
+
+// parseRule reads the patterns of an allow or deny line into allow or
+// deny; where names the block in errors.
+func parseRule(d *caddyfile.Dispenser, where, rule string, allow, deny *[]string) error {
+	patterns := d.RemainingArgs()
+	if len(patterns) == 0 {
+		return d.Errf("%s %s: want at least one pattern", where, rule)
+	}
+	for _, p := range patterns {
+		if _, err := path.Match(p, ""); err != nil {
+			return d.Errf("%s %s: bad pattern %q: %v", where, rule, p, err)
+		}
+	}
+	switch rule {
+	case "allow":
+		*allow = append(*allow, patterns...)
+	case "deny":
+		*deny = append(*deny, patterns...)
+	default:
+		return d.Errf("%s: unrecognized rule %q (want allow or deny)", where, rule)
+	}
+	return nil
+}
+
+// parseIdentity reads the identity block of methods:
+//
+//	identity <placeholder> {
+//	    <value> {
+//	        allow <patterns...>
+//	        deny  <patterns...>
+//	    }
+//	    <value> allow|deny <patterns...>
+//	}
+func parseIdentity(d *caddyfile.Dispenser) (*MethodIdentity, error) {
+	var key string
+	if !d.AllArgs(&key) {
+		return nil, d.Err("methods identity: want one placeholder, such as {http.auth.user.id}, then a block")
+	}
+	id := &MethodIdentity{Key: expandShorthands(key), Rules: map[string]*MethodRules{}}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		value := d.Val()
+		where := "methods identity " + strconv.Quote(value)
+		r := id.Rules[value]
+		if r == nil {
+			r = new(MethodRules)
+			id.Rules[value] = r
+		}
+		if d.NextArg() {
+			if err := parseRule(d, where, d.Val(), &r.Allow, &r.Deny); err != nil {
+				return nil, err
+			}
+		}
+		for inner := d.Nesting(); d.NextBlock(inner); {
+			if err := parseRule(d, where, d.Val(), &r.Allow, &r.Deny); err != nil {
+				return nil, err
+			}
+		}
+		if len(r.Allow) == 0 && len(r.Deny) == 0 {
+			return nil, d.Errf("%s: want allow or deny patterns", where)
+		}
+	}
+	if err := id.validate(); err != nil {
+		return nil, d.Err(err.Error())
+	}
+	return id, nil
 }
 
 // parseWebSocket reads `websocket off` or the websocket block.

@@ -446,3 +446,65 @@ func jsonEqual(t *testing.T, a, b []byte) bool {
 	}
 	return reflect.DeepEqual(va, vb)
 }
+
+func TestUnmarshalCaddyfileMethodsByIdentity(t *testing.T) {
+	var h Handler
+	err := h.UnmarshalCaddyfile(caddyfile.NewTestDispenser(`jsonrpc {
+		methods {
+			allow eth_* net_*
+			identity {http.auth.user.id} {
+				alice {
+					allow *
+				}
+				bob {
+					allow eth_get*
+					deny eth_getLogs
+				}
+				carol allow net_version
+				carol allow web3_*
+			}
+		}
+	}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(&h)
+	want := `{"methods":{"allow":["eth_*","net_*"],"identity":{"key":"{http.auth.user.id}","rules":{` +
+		`"alice":{"allow":["*"]},"bob":{"allow":["eth_get*"],"deny":["eth_getLogs"]},` +
+		`"carol":{"allow":["net_version","web3_*"]}}}}}`
+	if !jsonEqual(t, got, []byte(want)) {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	var shorthand Handler
+	if err := shorthand.UnmarshalCaddyfile(caddyfile.NewTestDispenser(`jsonrpc {
+		methods {
+			identity {header.X-User} {
+				alice allow *
+			}
+		}
+	}`)); err != nil {
+		t.Fatal(err)
+	}
+	if k := shorthand.Methods.Identity.Key; k != "{http.request.header.X-User}" {
+		t.Errorf("key %q, want the shorthand expanded", k)
+	}
+}
+
+func TestUnmarshalCaddyfileMethodsByIdentityErrors(t *testing.T) {
+	for _, tt := range []struct{ input, want string }{
+		{"identity {\n alice allow *\n}", "methods identity: want one placeholder"},
+		{"identity {x} {\n}", "no value has rules"},
+		{"identity {x} {\n alice\n}", `methods identity "alice": want allow or deny`},
+		{"identity {x} {\n alice permit *\n}", `methods identity "alice": unrecognized rule "permit"`},
+		{"identity {x} {\n alice allow\n}", `methods identity "alice" allow: want at least one pattern`},
+		{"identity {x} {\n alice {\n deny [a\n}\n}", `methods identity "alice" deny: bad pattern`},
+		{"identity {x} {\n * allow a\n}", "matched exactly"},
+		{"identity {x} {\n a allow *\n}\n identity {y} {\n a allow *\n}", "methods identity: specified twice"},
+	} {
+		var h Handler
+		err := h.UnmarshalCaddyfile(caddyfile.NewTestDispenser("jsonrpc {\n methods {\n" + tt.input + "\n}\n}"))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want it to say %q", tt.input, err, tt.want)
+		}
+	}
+}

@@ -2,7 +2,8 @@ package caddymodule
 
 // endpoint.go provisions what the jsonrpc handler and a stream listener
 // have alike: their services mounted into one rpccore.Server with the
-// configured limits and method filter, the call metrics and the shared hub.
+// configured limits and method filter, the call metrics, the shared hub,
+// and the call gate of rate limits and per-identity methods.
 
 import (
 	"encoding/json"
@@ -24,6 +25,7 @@ type endpointOptions struct {
 	maxDepth        int
 	concurrency     int
 	methods         *MethodFilter
+	rateLimit       *RateLimit
 	hub             json.RawMessage // the owner's HubRaw
 	openrpc         *OpenRPCConfig
 }
@@ -40,7 +42,12 @@ func (o *endpointOptions) check() error {
 		return err
 	}
 	if o.methods != nil {
-		return o.methods.validate()
+		if err := o.methods.validate(); err != nil {
+			return err
+		}
+	}
+	if o.rateLimit != nil {
+		return o.rateLimit.check()
 	}
 	return nil
 }
@@ -50,7 +57,8 @@ type endpoint struct {
 	server  *rpccore.Server
 	metrics *metrics
 	hub     rpccore.Hub
-	maxBody int64 // the request limit in force
+	policy  *policy // nil without rate limits and per-identity methods
+	maxBody int64   // the request limit in force
 }
 
 // provisionEndpoint checks o, loads the services of owner's ServicesRaw
@@ -80,7 +88,11 @@ func provisionEndpoint(ctx caddy.Context, owner any, o endpointOptions, peers pe
 	if err != nil {
 		return nil, err
 	}
-	e := &endpoint{metrics: newMetrics(), hub: hub, maxBody: o.maxRequestBody}
+	pol, err := newPolicy(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	e := &endpoint{metrics: newMetrics(), hub: hub, policy: pol, maxBody: o.maxRequestBody}
 	if e.maxBody == 0 {
 		e.maxBody = rpccore.DefaultMaxRequestBytes
 	}
@@ -93,8 +105,16 @@ func provisionEndpoint(ctx caddy.Context, owner any, o endpointOptions, peers pe
 		rpccore.WithObserver(&endpointObserver{metrics: e.metrics, peerEvents: peers, logger: logger}),
 		rpccore.WithHub(hub),
 	}
-	if f := o.methods; f != nil && (len(f.Allow) > 0 || len(f.Deny) > 0) {
+	switch f := o.methods; {
+	case f == nil:
+	case f.Identity != nil:
+		// The methods no caller may call are not served at all.
+		opts = append(opts, rpccore.WithMethodFilter(pol.identity.exposesAny))
+	case len(f.Allow) > 0 || len(f.Deny) > 0:
 		opts = append(opts, rpccore.WithMethodFilter(f.allows))
+	}
+	if pol != nil {
+		opts = append(opts, rpccore.WithCallGate(pol.gate))
 	}
 	e.server = rpccore.NewServer(opts...)
 	if err := mount(e.server, services); err != nil {
@@ -105,6 +125,9 @@ func provisionEndpoint(ctx caddy.Context, owner any, o endpointOptions, peers pe
 	}
 	methods := e.server.Methods()
 	e.metrics.resolve(methods)
+	if pol != nil {
+		pol.resolve(methods)
+	}
 	if len(services) == 0 {
 		(*logger).Warn("no service mounted: every call will answer -32601 Method not found")
 	}

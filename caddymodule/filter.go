@@ -4,7 +4,9 @@ package caddymodule
 
 import (
 	"fmt"
+	"maps"
 	"path"
+	"slices"
 )
 
 // MethodFilter chooses the methods an endpoint exposes by name. Patterns use
@@ -20,17 +22,33 @@ type MethodFilter struct {
 	// Deny lists the patterns of methods never exposed, even when an
 	// Allow pattern matches them.
 	Deny []string `json:"deny,omitempty"`
+
+	// Rules of their own for some callers, chosen by a placeholder's
+	// value: for them, their rules stand instead of Allow and Deny.
+	// Default: the same methods for every caller.
+	Identity *MethodIdentity `json:"identity,omitempty"`
 }
 
 // validate checks every pattern.
 func (f *MethodFilter) validate() error {
+	if err := checkPatterns(f.Allow, f.Deny); err != nil {
+		return fmt.Errorf("methods %w", err)
+	}
+	if f.Identity != nil {
+		return f.Identity.validate()
+	}
+	return nil
+}
+
+// checkPatterns checks allow and deny patterns, naming the bad one's list.
+func checkPatterns(allow, deny []string) error {
 	for _, list := range []struct {
 		name     string
 		patterns []string
-	}{{"allow", f.Allow}, {"deny", f.Deny}} {
+	}{{"allow", allow}, {"deny", deny}} {
 		for _, p := range list.patterns {
 			if err := checkPattern(p); err != nil {
-				return fmt.Errorf("methods %s: %w", list.name, err)
+				return fmt.Errorf("%s: %w", list.name, err)
 			}
 		}
 	}
@@ -48,30 +66,39 @@ func checkPattern(p string) error {
 	return nil
 }
 
-// allows reports whether the filter exposes the method name. The patterns
-// have been validated.
-func (f *MethodFilter) allows(name string) bool {
-	for _, p := range f.Deny {
+// allows reports whether the filter's Allow and Deny expose the method
+// name. The patterns have been validated.
+func (f *MethodFilter) allows(name string) bool { return allowsName(f.Allow, f.Deny, name) }
+
+// rules returns the filter's Allow and Deny.
+func (f *MethodFilter) rules() MethodRules { return MethodRules{Allow: f.Allow, Deny: f.Deny} }
+
+// allowsName reports whether allow and deny expose the method name: deny
+// hides what it matches, and allow, when not empty, exposes only what it
+// matches.
+func allowsName(allow, deny []string, name string) bool {
+	for _, p := range deny {
 		if ok, _ := path.Match(p, name); ok {
 			return false
 		}
 	}
-	if len(f.Allow) == 0 {
+	if len(allow) == 0 {
 		return true
 	}
-	for _, p := range f.Allow {
-		if ok, _ := path.Match(p, name); ok {
-			return true
-		}
-	}
-	return false
+	return matchesAny(allow, name)
 }
 
-// unused returns the allow patterns that match none of the exposed methods:
-// most likely typos.
+// unused returns the allow patterns, an identity's included, that match
+// none of the exposed methods: most likely typos.
 func (f *MethodFilter) unused(exposed []string) []string {
+	patterns := f.Allow
+	if f.Identity != nil {
+		for _, v := range slices.Sorted(maps.Keys(f.Identity.Rules)) {
+			patterns = append(slices.Clip(patterns), f.Identity.Rules[v].Allow...)
+		}
+	}
 	var out []string
-	for _, p := range f.Allow {
+	for _, p := range patterns {
 		used := false
 		for _, name := range exposed {
 			if ok, _ := path.Match(p, name); ok {

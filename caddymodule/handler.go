@@ -71,8 +71,9 @@ type Handler struct {
 	// the in-process hub, `{"hub": "local"}`, without history.
 	HubRaw json.RawMessage `json:"hub,omitempty" caddy:"namespace=jsonrpc.hubs inline_key=hub"`
 
-	// Which of the registered methods this endpoint exposes. Methods it
-	// hides answer -32601 "Method not found". Default: all of them.
+	// Which of the registered methods this endpoint exposes, to every
+	// caller or by identity. Methods it hides answer -32601 "Method not
+	// found". Default: all of them.
 	Methods *MethodFilter `json:"methods,omitempty"`
 
 	// OpenRPC discovery: `rpc.discover` answers an OpenRPC 1.3 document of
@@ -80,6 +81,10 @@ type Handler struct {
 	// configuration loads. On by default; `{"disabled": true}` turns it
 	// off.
 	OpenRPC *OpenRPCConfig `json:"openrpc,omitempty"`
+
+	// Limits on how many calls each client may make, counted per call.
+	// Default: none.
+	RateLimit *RateLimit `json:"rate_limit,omitempty"`
 
 	// JSON-RPC over WebSocket on the same path: GET requests asking for an
 	// upgrade become connections carrying pipelined calls, subscriptions
@@ -132,6 +137,7 @@ func (h *Handler) endpointOptions() endpointOptions {
 		maxDepth:        h.MaxDepth,
 		concurrency:     h.Concurrency,
 		methods:         h.Methods,
+		rateLimit:       h.RateLimit,
 		hub:             h.HubRaw,
 		openrpc:         h.OpenRPC,
 	}

@@ -1,7 +1,8 @@
 package caddymodule
 
 // metrics.go holds the Prometheus metrics of every jsonrpc handler: calls by
-// method and outcome, call latency, batch sizes and documents by outcome.
+// method and outcome, call latency, batch sizes, documents by outcome and
+// calls refused by rate limits.
 // The collectors are made once per process and registered on the registry
 // of each config Caddy loads, so their counts survive reloads.
 
@@ -49,6 +50,8 @@ var collectors struct {
 	batchSize prometheus.Histogram
 	documents *prometheus.CounterVec
 	resumes   *prometheus.CounterVec
+	// rateLimited counts the calls each rate limit zone refused.
+	rateLimited *prometheus.CounterVec
 }
 
 func initCollectors() {
@@ -77,6 +80,10 @@ func initCollectors() {
 		Help: "Subscriptions that asked to resume from a position, by outcome: recovered (every missed " +
 			"notification was sent) or not_recovered (the history no longer held them).",
 	}, []string{"outcome"})
+	collectors.rateLimited = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: ns, Subsystem: sub, Name: "rate_limited_total",
+		Help: "JSON-RPC calls (notifications included) that a rate limit zone refused, by zone.",
+	}, []string{"zone"})
 }
 
 // registerCollectors registers the collectors on reg. Registering them
@@ -84,7 +91,7 @@ func initCollectors() {
 func registerCollectors(reg prometheus.Registerer) error {
 	collectors.once.Do(initCollectors)
 	return register(reg, collectors.calls, collectors.duration, collectors.batchSize, collectors.documents,
-		collectors.resumes)
+		collectors.resumes, collectors.rateLimited)
 }
 
 // register registers each collector on reg; one registered already (by a

@@ -4,6 +4,7 @@ package caddymodule
 // body read into a pooled buffer and the answer written from another.
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -28,7 +29,7 @@ var contentTypeJSON = []string{"application/json"}
 // is the end of its route.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
 	if h.ws != nil && isUpgrade(r) {
-		return h.ws.serve(w, r, h.server)
+		return h.ws.serve(w, r, h.endpoint)
 	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
@@ -38,8 +39,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.
 		return caddyhttp.Error(http.StatusUnsupportedMediaType, errNotJSON)
 	}
 
-	c := &call{info: rpccore.RequestInfo{Transport: "http", RemoteAddr: r.RemoteAddr, Header: r.Header}}
-	ctx := rpccore.WithRequestInfo(r.Context(), &c.info)
+	repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
+	c, ctx, caller := h.newCall(r, repl)
 	resp := getBuffer()
 	defer putBuffer(resp)
 	if s := scannedFrom(r); s != nil {
@@ -58,22 +59,57 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.
 		*resp = h.server.ProcessSummary(ctx, *req, *resp, &c.sum)
 	}
 	c.keepID()
-	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
+	if repl != nil {
 		repl.Map(c.placeholder)
 	}
 	h.metrics.observeDocument(&c.sum)
 
+	status := http.StatusOK
+	if caller != nil {
+		caller.release()
+		if wait, ok := caller.tooMany(c.sum.BatchSize); ok {
+			status = http.StatusTooManyRequests
+			w.Header().Set("Retry-After", strconv.FormatInt(wait, 10))
+		}
+	}
 	if len(*resp) == 0 {
-		w.WriteHeader(http.StatusNoContent)
+		if status == http.StatusOK {
+			status = http.StatusNoContent
+		}
+		w.WriteHeader(status)
 		return nil
 	}
 	header := w.Header()
 	header["Content-Type"] = contentTypeJSON
 	c.contentLength[0] = strconv.Itoa(len(*resp))
 	header["Content-Length"] = c.contentLength[:]
-	w.WriteHeader(http.StatusOK)
+	w.WriteHeader(status)
 	_, err := w.Write(*resp)
 	return err
+}
+
+// policedCall is a call to an endpoint with a call gate, in one
+// allocation with its caller and the context that carries it.
+type policedCall struct {
+	call
+	caller caller
+	ctx    callerContext
+}
+
+// newCall returns the state of one request and the context its calls
+// run with. With a call gate, the caller is bound (its keys resolved from
+// repl once) and returned: release it once the calls are done.
+func (h *Handler) newCall(r *http.Request, repl *caddy.Replacer) (*call, context.Context, *caller) {
+	info := rpccore.RequestInfo{Transport: "http", RemoteAddr: r.RemoteAddr, Header: r.Header}
+	if h.policy == nil {
+		c := &call{info: info}
+		return c, rpccore.WithRequestInfo(r.Context(), &c.info), nil
+	}
+	pc := &policedCall{call: call{info: info}}
+	h.policy.bind(&pc.caller, repl, monoNow(), true)
+	// Outermost, so that the gate finds the caller first.
+	pc.ctx = callerContext{Context: rpccore.WithRequestInfo(r.Context(), &pc.info), caller: &pc.caller}
+	return &pc.call, &pc.ctx, &pc.caller
 }
 
 // isJSONContentType reports whether a Content-Type header declares JSON:

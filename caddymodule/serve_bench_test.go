@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -23,29 +24,50 @@ func BenchmarkServeHTTP(b *testing.B) {
 		{"batch10", "[" + strings.Repeat(`{"jsonrpc":"2.0","method":"echo","params":["Foo"],"id":5},`, 9) +
 			`{"jsonrpc":"2.0","method":"echo","params":["Foo"],"id":5}]`},
 	} {
-		b.Run(bm.name, func(b *testing.B) {
-			ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
-			defer cancel()
-			h := &Handler{ServicesRaw: services("handler_test")}
-			if err := h.Provision(ctx); err != nil {
-				b.Fatal(err)
+		for _, limited := range []bool{false, true} {
+			name := bm.name
+			if limited {
+				name += "/rate_limit"
 			}
-			body := strings.NewReader(bm.body)
-			r, _ := http.NewRequest(http.MethodPost, "/rpc", body)
-			r.Header.Set("Content-Type", "application/json")
-			w := &nopWriter{h: make(http.Header)}
-			next := caddyhttp.HandlerFunc(func(http.ResponseWriter, *http.Request) error { return nil })
-			b.ReportAllocs()
-			b.SetBytes(int64(len(bm.body)))
-			for b.Loop() {
-				body.Reset(bm.body)
-				r.ContentLength = int64(len(bm.body))
-				repl := caddy.NewReplacer()
-				req := r.WithContext(context.WithValue(context.Background(), caddy.ReplacerCtxKey, repl))
-				if err := h.ServeHTTP(w, req, next); err != nil {
-					b.Fatal(err)
-				}
+			b.Run(name, func(b *testing.B) { benchmarkServeHTTP(b, bm.body, limited) })
+		}
+	}
+}
+
+// benchmarkServeHTTP serves body, through one rate limit zone keyed by the
+// client's address when limited.
+func benchmarkServeHTTP(b *testing.B, body string, limited bool) {
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	defer cancel()
+	h := &Handler{ServicesRaw: services("handler_test")}
+	if limited {
+		h.RateLimit = &RateLimit{Zones: map[string]*RateLimitZone{"bench_serve": {
+			Events: 1 << 30, Window: caddy.Duration(time.Hour), Costs: []RateLimitCost{{Method: "big", Cost: 2}}}}}
+	}
+	if err := h.Provision(ctx); err != nil {
+		b.Fatal(err)
+	}
+	reader := strings.NewReader(body)
+	r, _ := http.NewRequest(http.MethodPost, "/rpc", reader)
+	r.Header.Set("Content-Type", "application/json")
+	r.RemoteAddr = "192.0.2.1:1234"
+	w := &nopWriter{h: make(http.Header)}
+	next := caddyhttp.HandlerFunc(func(http.ResponseWriter, *http.Request) error { return nil })
+	b.ReportAllocs()
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		reader.Reset(body)
+		r.ContentLength = int64(len(body))
+		repl := caddy.NewReplacer()
+		req := r.WithContext(context.WithValue(context.Background(), caddy.ReplacerCtxKey, repl))
+		repl.Map(func(key string) (any, bool) { // what Caddy's server gives every request
+			if key == "http.request.remote.host" {
+				return "192.0.2.1", true
 			}
+			return nil, false
 		})
+		if err := h.ServeHTTP(w, req, next); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -7,6 +7,8 @@ package caddymodule
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/caddyserver/caddy/v2"
@@ -54,13 +56,22 @@ type StreamListener struct {
 	// Default: the in-process hub.
 	HubRaw json.RawMessage `json:"hub,omitempty" caddy:"namespace=jsonrpc.hubs inline_key=hub"`
 
-	// Which of the registered methods this listener exposes. Default: all.
+	// Which of the registered methods this listener exposes, to every
+	// caller or by identity (keyed by the connection's placeholders).
+	// Default: all.
 	Methods *MethodFilter `json:"methods,omitempty"`
 
 	// OpenRPC discovery, as the jsonrpc handler's `openrpc`: rpc.discover
 	// answers the document of the methods this listener exposes. On by
 	// default.
 	OpenRPC *OpenRPCConfig `json:"openrpc,omitempty"`
+
+	// Limits on how many calls each client may make, counted per call, as
+	// the jsonrpc handler's; a zone's key may use the connection's
+	// `{http.request.remote.host}`, `{http.request.remote.port}` and
+	// `{http.request.remote}` and Caddy's global placeholders. Default:
+	// none.
+	RateLimit *RateLimit `json:"rate_limit,omitempty"`
 
 	// How messages are delimited: `values` (JSON values back to back, the
 	// default) or `content_length` (each message behind a
@@ -137,8 +148,32 @@ func (l *StreamListener) check() error {
 	); err != nil {
 		return fmt.Errorf("jsonrpc listen %s: %w", l.name(), err)
 	}
+	if err := l.checkKeys(); err != nil {
+		return fmt.Errorf("jsonrpc listen %s: %w", l.name(), err)
+	}
 	if l.TLS != nil {
 		return l.TLS.check()
+	}
+	return nil
+}
+
+// checkKeys fails for a rate limit or identity key that a connection
+// cannot resolve.
+func (l *StreamListener) checkKeys() error {
+	if l.Methods != nil && l.Methods.Identity != nil {
+		if err := checkStreamKey("methods identity", l.Methods.Identity.Key); err != nil {
+			return err
+		}
+	}
+	if l.RateLimit == nil {
+		return nil
+	}
+	for _, name := range slices.Sorted(maps.Keys(l.RateLimit.Zones)) {
+		if z := l.RateLimit.Zones[name]; z != nil {
+			if err := checkStreamKey("rate_limit zone "+name+" key", z.key()); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -153,6 +188,7 @@ func (l *StreamListener) endpointOptions() endpointOptions {
 		maxDepth:        l.MaxDepth,
 		concurrency:     l.Concurrency,
 		methods:         l.Methods,
+		rateLimit:       l.RateLimit,
 		hub:             l.HubRaw,
 		openrpc:         l.OpenRPC,
 	}

@@ -191,7 +191,12 @@ func (s *streamServer) serve(nc net.Conn) {
 	}
 	cfg := s.peer
 	cfg.Info = &rpccore.RequestInfo{Transport: "stream", RemoteAddr: remote}
-	err := streamconn.New(nc, nil, s.opts).Serve(s.ctx, s.endpoint.server, cfg)
+	ctx := s.ctx
+	if p := s.endpoint.policy; p != nil {
+		ctx = bindConnection(ctx, p, streamReplacer(remote))
+		defer releaseConnection(ctx)
+	}
+	err := streamconn.New(nc, nil, s.opts).Serve(ctx, s.endpoint.server, cfg)
 	if err != nil && s.ctx.Err() == nil {
 		s.logger.Debug("stream connection ended", zap.Error(err), zap.String("remote_addr", remote))
 	}

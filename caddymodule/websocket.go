@@ -170,8 +170,10 @@ var errTooManyConnections = errors.New("too many WebSocket connections")
 
 // serve upgrades r and leaves the connection to a goroutine of its own, so
 // that the request's state (and the deep stack of the handler chain) is
-// not kept for the connection's lifetime.
-func (ws *webSocket) serve(w http.ResponseWriter, r *http.Request, srv *rpccore.Server) error {
+// not kept for the connection's lifetime. With a call gate, the
+// connection's caller is bound from r's replacer at the upgrade: the keys
+// and identity it resolves hold for the connection's lifetime.
+func (ws *webSocket) serve(w http.ResponseWriter, r *http.Request, e *endpoint) error {
 	if ws.open.Add(1) > ws.max {
 		ws.open.Add(-1)
 		return caddyhttp.Error(http.StatusServiceUnavailable, errTooManyConnections)
@@ -186,19 +188,25 @@ func (ws *webSocket) serve(w http.ResponseWriter, r *http.Request, srv *rpccore.
 	ws.events.connectionOpened()
 	cfg := ws.peer
 	cfg.Info = &rpccore.RequestInfo{Transport: "websocket", RemoteAddr: r.RemoteAddr, Header: r.Header}
-	go ws.run(c, srv, cfg)
+	ctx := ws.ctx
+	if e.policy != nil {
+		repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
+		ctx = bindConnection(ctx, e.policy, repl)
+	}
+	go ws.run(ctx, c, e.server, cfg)
 	// The response was hijacked: nothing more may be written.
 	return nil
 }
 
-// run serves an upgraded connection until it ends.
-func (ws *webSocket) run(c *wsconn.Conn, srv *rpccore.Server, cfg rpccore.PeerConfig) {
+// run serves an upgraded connection until it ends or ctx does.
+func (ws *webSocket) run(ctx context.Context, c *wsconn.Conn, srv *rpccore.Server, cfg rpccore.PeerConfig) {
 	defer func() {
+		releaseConnection(ctx)
 		ws.events.connectionClosed()
 		ws.open.Add(-1)
 		ws.wg.Done()
 	}()
-	err := c.Serve(ws.ctx, srv, cfg)
+	err := c.Serve(ctx, srv, cfg)
 	if err != nil && ws.ctx.Err() == nil {
 		ws.logger.Debug("websocket connection ended", zap.Error(err), zap.String("remote_addr", cfg.Info.RemoteAddr))
 	}

@@ -181,7 +181,8 @@ func (t *peerTurn) activate() {
 // reading, lets running calls finish for up to ShutdownGrace, and writes
 // their answers before it returns. In every case the calls' contexts are
 // cancelled and the subscriptions ended when it returns; the transport
-// then closes conn.
+// then closes conn. The calls' contexts carry the values of ctx (not its
+// end: the calls outlive it by the grace).
 func (s *Server) ServePeer(ctx context.Context, conn MessageConn, cfg PeerConfig) error {
 	cfg.setDefaults()
 	p := &Peer{
@@ -194,7 +195,7 @@ func (s *Server) ServePeer(ctx context.Context, conn MessageConn, cfg PeerConfig
 		events: s.cfg.peerEvents,
 		fail:   make(chan struct{}),
 	}
-	base := context.WithValue(context.Background(), peerKey{}, &peerTurn{peer: p})
+	base := context.WithValue(context.WithoutCancel(ctx), peerKey{}, &peerTurn{peer: p})
 	if cfg.Info != nil {
 		base = WithRequestInfo(base, cfg.Info)
 	}

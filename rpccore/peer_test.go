@@ -560,3 +560,27 @@ func TestSendJSONWaitWaitsForRoomAndEndsWithTheSubscription(t *testing.T) {
 		}
 	}
 }
+
+// peerValueKey is the key of a value the context of ServePeer carries.
+type peerValueKey struct{}
+
+func TestPeerCallsCarryTheValuesOfItsContext(t *testing.T) {
+	s := rpccore.NewServer()
+	if err := s.Register("value", rpccore.Func0(func(ctx context.Context) (string, error) {
+		v, _ := ctx.Value(peerValueKey{}).(string)
+		return v, nil
+	})); err != nil {
+		t.Fatal(err)
+	}
+	c := newPipe(16)
+	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), peerValueKey{}, "from the transport"))
+	done := make(chan error, 1)
+	go func() { done <- s.ServePeer(ctx, c, rpccore.PeerConfig{}) }()
+	c.send(`{"jsonrpc":"2.0","method":"value","id":1}`)
+	if a := c.recv(t); a["result"] != "from the transport" {
+		t.Errorf("answer %v", a)
+	}
+	cancel()
+	c.close()
+	<-done
+}

@@ -102,3 +102,31 @@ func TestReadmeClientProgramIsTheTestedOne(t *testing.T) {
 		t.Errorf("the README's client program differs from tests/callfromgo/main.go")
 	}
 }
+
+func TestReadmePolicyJSONIsTheAdaptedCaddyfile(t *testing.T) {
+	for _, section := range []string{"rate_limit", "identity"} {
+		t.Run(section, func(t *testing.T) {
+			adapted, warnings, err := caddyconfig.GetAdapter("caddyfile").Adapt(
+				[]byte(readmeBlock(t, "<!-- readme:"+section+":caddyfile -->")), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(warnings) > 0 {
+				t.Errorf("warnings: %v", warnings)
+			}
+			var config any
+			if err := json.Unmarshal(adapted, &config); err != nil {
+				t.Fatal(err)
+			}
+			got := findHandler(config, "jsonrpc")
+			var want any
+			if err := json.Unmarshal([]byte(readmeBlock(t, "<!-- readme:"+section+":json -->")), &want); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				b, _ := json.MarshalIndent(got, "", "\t")
+				t.Errorf("the README's JSON differs from the adapted Caddyfile's handler:\n%s", b)
+			}
+		})
+	}
+}

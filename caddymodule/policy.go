@@ -1,0 +1,240 @@
+package caddymodule
+
+// policy.go is the call gate of an endpoint with rate limits or
+// per-identity methods: each transport binds a caller once per HTTP
+// request or connection (its keys resolved, its counters held, its method
+// set chosen), and the gate decides each call from the caller its context
+// carries with one map lookup, a bit test and, per zone counting the
+// method, one atomic update.
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"sync/atomic"
+
+	"github.com/caddyserver/caddy/v2"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
+)
+
+// policy is an endpoint's rate limits and per-identity methods.
+type policy struct {
+	index    map[string]int32 // the registered methods, by name, at provisioning
+	keys     []keyTemplate    // the distinct keys of the zones and the identity
+	zones    []*zone          // in name order
+	identity *identityMethods // nil: every caller sees the same methods
+	byMethod bool             // whether a decision depends on the method: else index is not looked up
+}
+
+// newPolicy provisions the rate limits and the identity of o; nil when it
+// has neither.
+func newPolicy(ctx caddy.Context, o endpointOptions) (*policy, error) {
+	var identity *MethodIdentity
+	if o.methods != nil {
+		identity = o.methods.Identity
+	}
+	if o.rateLimit == nil && identity == nil {
+		return nil, nil
+	}
+	p := &policy{index: map[string]int32{}, byMethod: identity != nil}
+	if rl := o.rateLimit; rl != nil {
+		for _, name := range slices.Sorted(maps.Keys(rl.Zones)) {
+			cfg := rl.Zones[name]
+			z, err := newZone(ctx, name, cfg, p.keyIndex(cfg.key()))
+			if err != nil {
+				return nil, err
+			}
+			p.zones = append(p.zones, z)
+			p.byMethod = p.byMethod || !z.uniform
+		}
+	}
+	if identity != nil {
+		p.identity = newIdentityMethods(identity, o.methods.rules(), p.keyIndex(identity.Key))
+	}
+	return p, nil
+}
+
+// keyIndex returns the index of the key text in p.keys, adding it.
+func (p *policy) keyIndex(text string) int {
+	for i, k := range p.keys {
+		if k.text == text {
+			return i
+		}
+	}
+	p.keys = append(p.keys, newKeyTemplate(text))
+	return len(p.keys) - 1
+}
+
+// resolve compiles the zones' costs and the identities' method sets over
+// the methods the server registered. It must be called before serving.
+func (p *policy) resolve(methods []string) {
+	for i, m := range methods {
+		p.index[m] = int32(i)
+	}
+	for _, z := range p.zones {
+		z.resolve(methods)
+	}
+	if p.identity != nil {
+		p.identity.resolve(methods)
+	}
+}
+
+// caller is one HTTP request's or connection's standing: its counter in
+// each zone and the methods it may call. Its methods are safe for the
+// concurrent calls of a batch or a connection.
+type caller struct {
+	policy   *policy
+	counters []limiterCounter // by zone
+	inline   [2]limiterCounter
+	methods  *methodSet // nil: the server's methods, unfiltered
+	now      int64      // the time calls count at, when fixed
+	fixed    bool       // whether now is fixed (an HTTP request) or read per call (a connection)
+	refused  atomic.Int32
+	wait     atomic.Int64 // the shortest wait of the refused calls, nanoseconds
+}
+
+// bind sets c up for the caller repl describes: it resolves each key once
+// and holds each zone's counter until release. A caller bound with fixed
+// counts every call at now (the arrival of an HTTP request); otherwise
+// each call counts when it runs.
+func (p *policy) bind(c *caller, repl *caddy.Replacer, now int64, fixed bool) {
+	c.policy, c.now, c.fixed = p, now, fixed
+	var buf [4]string
+	keys := buf[:0]
+	for _, k := range p.keys {
+		keys = append(keys, k.resolve(repl))
+	}
+	if p.identity != nil {
+		c.methods = p.identity.setFor(keys[p.identity.keyIdx])
+	}
+	if len(p.zones) <= len(c.inline) {
+		c.counters = c.inline[:len(p.zones)]
+	} else {
+		c.counters = make([]limiterCounter, len(p.zones))
+	}
+	for i, z := range p.zones {
+		c.counters[i] = z.store.acquire(keys[z.keyIdx])
+	}
+}
+
+// release gives up the counters, once the calls are done. (A call counted
+// after would still count, on a counter the zone may have forgotten.)
+func (c *caller) release() {
+	for _, k := range c.counters {
+		k.release()
+	}
+}
+
+// callerKey is the context key of the bound caller.
+type callerKey struct{}
+
+// callerContext carries a caller to the gate, in one allocation with the
+// caller (an HTTP request's) or once per connection.
+type callerContext struct {
+	context.Context
+	caller *caller
+}
+
+// Value implements context.Context.
+func (x *callerContext) Value(key any) any {
+	if _, ok := key.(callerKey); ok {
+		return x.caller
+	}
+	return x.Context.Value(key)
+}
+
+// bindConnection returns ctx carrying a caller bound for a connection
+// (WebSocket or stream) that repl describes, whose calls count when they
+// run. releaseConnection gives it up.
+func bindConnection(ctx context.Context, p *policy, repl *caddy.Replacer) context.Context {
+	x := &callerContext{Context: ctx, caller: new(caller)}
+	p.bind(x.caller, repl, 0, false)
+	return x
+}
+
+// releaseConnection releases the caller that bindConnection bound into
+// ctx, if any.
+func releaseConnection(ctx context.Context) {
+	if x, ok := ctx.(*callerContext); ok {
+		x.caller.release()
+	}
+}
+
+// gate is the endpoint's rpccore call gate.
+func (p *policy) gate(ctx context.Context, method string) error {
+	c, _ := ctx.Value(callerKey{}).(*caller)
+	if c == nil {
+		// No transport of this module calls without a caller; for any
+		// other, the rules of a caller nothing names.
+		var unbound caller
+		p.bind(&unbound, nil, monoNow(), true)
+		defer unbound.release()
+		c = &unbound
+	}
+	idx := int32(-1) // unknown: the patterns decide (a method registered after provisioning)
+	if p.byMethod {
+		if i, known := p.index[method]; known {
+			idx = i
+		}
+	}
+	if c.methods != nil && !c.methods.has(idx, method) {
+		return rpccore.ErrMethodHidden
+	}
+	if len(p.zones) == 0 {
+		return nil
+	}
+	return c.count(idx, method)
+}
+
+// count counts the call in every zone that counts its method, or, when
+// one has no room, in none, and answers the refusal.
+func (c *caller) count(idx int32, method string) error {
+	now, read := c.now, c.fixed
+	zones := c.policy.zones
+	for i, z := range zones {
+		cost := z.cost(idx, method)
+		if cost == 0 {
+			continue
+		}
+		if !read {
+			now, read = monoNow(), true
+		}
+		if wait := c.counters[i].take(now, cost); wait > 0 {
+			for j, earlier := range zones[:i] {
+				if cost := earlier.cost(idx, method); cost > 0 {
+					c.counters[j].refund(cost)
+				}
+			}
+			c.noteRefused(wait)
+			return z.refusal(wait)
+		}
+	}
+	return nil
+}
+
+// noteRefused counts a refused call and keeps the shortest wait.
+func (c *caller) noteRefused(wait int64) {
+	c.refused.Add(1)
+	for {
+		w := c.wait.Load()
+		if w != 0 && w <= wait {
+			return
+		}
+		if c.wait.CompareAndSwap(w, wait) {
+			return
+		}
+	}
+}
+
+// tooMany reports whether a rate limit refused every one of the calls of
+// a document of items items, and if so how long, in whole seconds, until
+// the first of them would have room: an HTTP request that gets nothing
+// done is answered 429 with Retry-After.
+func (c *caller) tooMany(items int) (retryAfter int64, ok bool) {
+	n := int(c.refused.Load())
+	if n == 0 || n < max(items, 1) {
+		return 0, false
+	}
+	return max(ceilDiv(c.wait.Load(), 1e9), 1), true
+}
