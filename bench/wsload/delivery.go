@@ -165,7 +165,7 @@ func (a *audience) dial(ctx context.Context, cfg DeliveryConfig) error {
 				r, err := DialReader(ctx, cfg.SubscriberURLs[i%len(cfg.SubscriberURLs)])
 				if err == nil {
 					a.ls[i].r = r
-					err = subscribeReader(r, cfg.Subscribe)
+					err = subscribeReader(r, cfg.Subscribe, cfg.Timeout)
 				}
 				if err != nil {
 					select {
@@ -209,12 +209,19 @@ feed:
 	return nil
 }
 
-// subscribeReader sends sub on r and checks its answer.
-func subscribeReader(r *Reader, sub []byte) error {
+// subscribeReader sends sub on r and checks its answer, which must come
+// within timeout.
+func subscribeReader(r *Reader, sub []byte, timeout time.Duration) error {
+	if err := r.SetReadDeadline(time.Now().Add(timeout)); err != nil {
+		return err
+	}
 	if err := r.Send(sub); err != nil {
 		return err
 	}
 	msg, err := r.ReadMessage(nil)
+	if err == nil {
+		err = r.SetReadDeadline(time.Time{})
+	}
 	if err != nil {
 		return fmt.Errorf("wsload: subscribe: %w", err)
 	}
@@ -419,7 +426,18 @@ func (d *deliverer) stream(ctx context.Context, busy map[string][]float64) ([]fl
 	go func() { pumped <- d.pump(&stop) }()
 	halt := func() error {
 		stop.Store(true)
-		return <-pumped
+		select {
+		case err := <-pumped:
+			return err
+		case <-time.After(d.cfg.Timeout):
+			// A write that waits for a server that no longer reads: closing
+			// the publishers ends it.
+			for _, p := range d.a.pubs {
+				p.c.Close()
+			}
+			<-pumped
+			return fmt.Errorf("wsload: a publisher's write still waited %v after publishing stopped", d.cfg.Timeout)
+		}
 	}
 	pause := func(t time.Duration) error {
 		select {
