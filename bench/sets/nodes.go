@@ -73,8 +73,7 @@ func Nodes(ctx context.Context, e *Env) schema.Set {
 	n := p.NodesSubscribers
 	s := schema.Set{
 		ID: "nodes_broadcast", Group: "nodes", Status: schema.Measured,
-		Title: fmt.Sprintf("Nodes: broadcast to %s subscribers over two Caddy nodes and NATS, notifications delivered per second",
-			thousands(n)),
+		Title: fmt.Sprintf("Nodes: notifications per second to %s subscribers over two Caddy nodes", thousands(n)),
 		Harness: "two bin/caddy processes with Caddyfile.nodes (jsonrpc with the demo service, over ws:// on loopback), " +
 			"joined by the NATS hub (jsonrpc.hubs.nats) through one nats-server v2.15.2 (its server package in a child " +
 			"process of the harness, JetStream on, its store in a temporary directory), beside the first node's " +
