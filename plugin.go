@@ -1,7 +1,7 @@
 // Package caddyjsonrpc plugs the JSON-RPC 2.0 handler into Caddy. Importing it
 // (or building with `xcaddy build --with github.com/caddy-jsonrpc/caddy-jsonrpc`)
-// registers the http.handlers.jsonrpc module, its Caddyfile directive and the
-// jsonrpc.services.demo service.
+// registers the http.handlers.jsonrpc module, its Caddyfile directive, the
+// jsonrpc.services.demo service and the jsonrpc.hubs.nats subscription hub.
 package caddyjsonrpc
 
 import (
@@ -9,4 +9,6 @@ import (
 	_ "github.com/caddy-jsonrpc/caddy-jsonrpc/caddymodule"
 	// The demo service (jsonrpc.services.demo).
 	_ "github.com/caddy-jsonrpc/caddy-jsonrpc/caddymodule/demo"
+	// The hub shared through NATS (jsonrpc.hubs.nats).
+	_ "github.com/caddy-jsonrpc/caddy-jsonrpc/caddymodule/hubs/nats"
 )

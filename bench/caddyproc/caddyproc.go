@@ -66,22 +66,50 @@ func Start(ctx context.Context, bin, config string) (*Caddy, error) {
 	}
 	c := &Caddy{Proc: p, HTTPS: "https://127.0.0.1:" + ports[0], WS: "ws://127.0.0.1:" + ports[2] + "/rpc",
 		TCP: "127.0.0.1:" + ports[3], Socket: dir + "/rpc.sock", dir: dir}
-	if err := c.waitReady(ctx, 30*time.Second); err != nil {
+	if err := c.waitReady(ctx, 30*time.Second, c.check); err != nil {
 		c.Stop()
 		return nil, err
 	}
 	return c, nil
 }
 
-// waitReady polls until the site answers right, Caddy exits, or timeout.
-func (c *Caddy) waitReady(ctx context.Context, timeout time.Duration) error {
+// StartWS runs bin with the Caddyfile config, which serves jsonrpc over
+// ws:// on 127.0.0.1:{$BENCH_WS_PORT}/rpc and may read the variables of
+// env, and waits until /rpc answers the add call over WebSocket. Only the
+// WS field of the Caddy it returns is set.
+func StartWS(ctx context.Context, bin, config string, env []string) (*Caddy, error) {
+	ports, err := freePorts(1)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "bench-caddy-")
+	if err != nil {
+		return nil, err
+	}
+	env = append([]string{"BENCH_WS_PORT=" + ports[0], "XDG_DATA_HOME=" + dir + "/data",
+		"XDG_CONFIG_HOME=" + dir + "/config"}, env...)
+	p, err := serverproc.Start(ctx, "", env, bin, "run", "--config", config, "--adapter", "caddyfile")
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	c := &Caddy{Proc: p, WS: "ws://127.0.0.1:" + ports[0] + "/rpc", dir: dir}
+	if err := c.waitReady(ctx, 30*time.Second, c.ServesWebSocket); err != nil {
+		c.Stop()
+		return nil, err
+	}
+	return c, nil
+}
+
+// waitReady polls check until it passes, Caddy exits, or timeout.
+func (c *Caddy) waitReady(ctx context.Context, timeout time.Duration, check func(context.Context) error) error {
 	end := time.Now().Add(timeout)
 	var last error
 	for time.Now().Before(end) {
 		if c.Proc.Exited() {
 			return fmt.Errorf("caddy exited; its output:\n%s", c.Proc.Log())
 		}
-		if last = c.check(ctx); last == nil {
+		if last = check(ctx); last == nil {
 			return nil
 		}
 		select {
@@ -203,4 +231,19 @@ func freePorts(n int) ([]string, error) {
 		ports = append(ports, strconv.Itoa(l.Addr().(*net.TCPAddr).Port))
 	}
 	return ports, nil
+}
+
+// HasModule reports whether bin was built with the Caddy module id
+// (`bin list-modules`).
+func HasModule(bin, id string) (bool, error) {
+	out, err := exec.Command(bin, "list-modules").Output()
+	if err != nil {
+		return false, fmt.Errorf("%s list-modules: %w", bin, err)
+	}
+	for line := range strings.Lines(string(out)) {
+		if strings.TrimSpace(line) == id {
+			return true, nil
+		}
+	}
+	return false, nil
 }

@@ -3,6 +3,7 @@ package caddyproc
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -39,6 +40,32 @@ func TestStartServesTheBenchConfig(t *testing.T) {
 	c.Stop()
 	if !c.Proc.Exited() {
 		t.Errorf("caddy %d still runs", pid)
+	}
+}
+
+// TestStartWSServesAWebSocketConfig runs bin/caddy with a Caddyfile of one
+// cleartext site that reads a variable of the caller's.
+func TestStartWSServesAWebSocketConfig(t *testing.T) {
+	const bin = "../../bin/caddy"
+	if _, err := os.Stat(bin); err != nil {
+		t.Skip("no bin/caddy: build it with ./xcaddy.sh build")
+	}
+	config := filepath.Join(t.TempDir(), "Caddyfile")
+	os.WriteFile(config, []byte("{\n\tadmin off\n\tpersist_config off\n\tauto_https off\n}\n"+
+		"http://127.0.0.1:{$BENCH_WS_PORT} {\n\tjsonrpc {$BENCH_PATH} {\n\t\tservice demo\n\t}\n}\n"), 0o644)
+	c, err := StartWS(context.Background(), bin, config, []string{"BENCH_PATH=/rpc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Stop()
+	if !strings.HasPrefix(c.WS, "ws://127.0.0.1:") || c.ServesWebSocket(context.Background()) != nil {
+		t.Errorf("WS %q", c.WS)
+	}
+	if ok, err := HasModule(bin, "jsonrpc.hubs.local"); !ok || err != nil {
+		t.Errorf("jsonrpc.hubs.local: %v, %v", ok, err)
+	}
+	if ok, err := HasModule(bin, "jsonrpc.hubs"); ok || err != nil {
+		t.Errorf("a prefix of a module: %v, %v", ok, err)
 	}
 }
 

@@ -58,7 +58,8 @@ func TestUpdateReadmeRewritesOnlyTheBlock(t *testing.T) {
 func TestSetIDsFollowTheGroups(t *testing.T) {
 	got := SetIDs(Groups)
 	want := []string{"inprocess", "http", "http_batch", "ws_pipelined", "ws_broadcast", "ws_memory",
-		"stream_pipelined", "stream_blocking", "stream_grpc", "stream_flood", "stream_memory", "client_pipelined", "browser"}
+		"stream_pipelined", "stream_blocking", "stream_grpc", "stream_flood", "stream_memory", "client_pipelined",
+		"nodes_broadcast", "browser"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("%v", got)
 	}

@@ -29,14 +29,14 @@ type Options struct {
 	// Browser is the browser set's file, written by another tool.
 	Browser string
 	// Only, when not empty, limits the run to these groups: inprocess,
-	// http, websocket, stream, client.
+	// http, websocket, stream, client, nodes.
 	Only []string
 	// Command is the command line recorded in the document.
 	Command string
 }
 
 // Groups are the groups of sets the harness measures, in order.
-var Groups = []string{"inprocess", "http", "websocket", "stream", "client"}
+var Groups = []string{"inprocess", "http", "websocket", "stream", "client", "nodes"}
 
 // SetIDs returns the ids of the sets a run of groups produces.
 func SetIDs(groups []string) []string {
@@ -46,6 +46,7 @@ func SetIDs(groups []string) []string {
 		"websocket": {"ws_pipelined", "ws_broadcast", "ws_memory"},
 		"stream":    streamSetIDs,
 		"client":    {"client_pipelined"},
+		"nodes":     {"nodes_broadcast"},
 	}
 	var out []string
 	for _, g := range groups {
@@ -70,7 +71,7 @@ func Run(ctx context.Context, o Options) (*schema.Doc, error) {
 		Policy:  policy(o.Profile),
 	}
 	doc.Machine.OpenFilesLimit = openFiles
-	if (has("http") || has("websocket") || has("stream")) && !executable(o.Caddy) {
+	if (has("http") || has("websocket") || has("stream") || has("nodes")) && !executable(o.Caddy) {
 		if err := buildCaddy(ctx, o.Repo); err != nil {
 			return nil, err
 		}
@@ -94,8 +95,12 @@ func Run(ctx context.Context, o Options) (*schema.Doc, error) {
 	if has("client") {
 		work += sets.ClientWork(p)
 	}
+	if has("nodes") {
+		work += sets.NodesWork(p)
+	}
 	env := &sets.Env{Profile: p, Bar: progress.New(os.Stderr, work), CaddyBin: o.Caddy,
-		CaddyConfig: filepath.Join(o.Repo, "bench", "Caddyfile.bench")}
+		CaddyConfig: filepath.Join(o.Repo, "bench", "Caddyfile.bench"),
+		NodesConfig: filepath.Join(o.Repo, "bench", "Caddyfile.nodes")}
 
 	if has("inprocess") {
 		doc.Sets = append(doc.Sets, sets.InProcess(ctx, env))
@@ -111,6 +116,10 @@ func Run(ctx context.Context, o Options) (*schema.Doc, error) {
 	}
 	if has("client") {
 		doc.Sets = append(doc.Sets, clientSets(ctx, env)...)
+	}
+	if has("nodes") {
+		// The set starts its own nats-server and Caddy nodes.
+		doc.Sets = append(doc.Sets, sets.Nodes(ctx, env))
 	}
 	doc.Sets = append(doc.Sets, sets.Browser(o.Browser))
 	env.Bar.Finish()

@@ -78,7 +78,7 @@ type Set struct {
 	// ID names the set in files (charts/<id>.png) and in goals.
 	ID string `json:"id"`
 	// Group gathers sets shown together: inprocess, http, websocket,
-	// stream, client, browser.
+	// stream, client, nodes, browser.
 	Group string `json:"group"`
 	// Title is the heading shown above the set.
 	Title string `json:"title"`

@@ -49,3 +49,19 @@ func TestRSSOfThisProcess(t *testing.T) {
 		t.Error("a unit other than kB was accepted")
 	}
 }
+
+func TestCPUOfThisProcess(t *testing.T) {
+	start, err := CPU(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for end := time.Now().Add(60 * time.Millisecond); time.Now().Before(end); {
+	}
+	if now, err := CPU(os.Getpid()); err != nil || now-start < 20*time.Millisecond {
+		t.Fatalf("%v then %v, %v", start, now, err)
+	}
+	got, err := parseCPU("12 (a b) c) S 1 1 1 0 -1 4194560 100 0 0 0 250 31 0 0 20 0 1 0 5 1 1")
+	if err != nil || got != 2810*time.Millisecond {
+		t.Errorf("%v, %v", got, err)
+	}
+}

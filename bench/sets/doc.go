@@ -6,8 +6,9 @@
 // a method that waits, gRPC-Go, one subscription's items per second, idle
 // memory, ours against go-ethereum's IPC server, gRPC-Go and a bare server
 // with no JSON-RPC), Go clients (rpcclient against go-ethereum's client,
-// calling the same server over WebSocket), and the browser set written by
-// another tool.
+// calling the same server over WebSocket), nodes (a broadcast over two
+// Caddy nodes joined by the NATS hub, against one node with the local
+// hub), and the browser set written by another tool.
 //
 // Every set runs its cells under a Profile (full or quick), reports each
 // step to a progress bar, and puts ours next to its peers with the ratio.

@@ -18,8 +18,9 @@ type Env struct {
 	// Bar shows progress; every set counts its work on it, in estimated
 	// milliseconds.
 	Bar *progress.Bar
-	// CaddyBin and CaddyConfig are bin/caddy and Caddyfile.bench.
-	CaddyBin, CaddyConfig string
+	// CaddyBin and CaddyConfig are bin/caddy and Caddyfile.bench;
+	// NodesConfig is Caddyfile.nodes, the nodes set's.
+	CaddyBin, CaddyConfig, NodesConfig string
 	// Caddy is the Caddy the running group of sets measures, started
 	// fresh for each group; nil when it could not start, with CaddyErr
 	// saying why.

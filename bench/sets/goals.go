@@ -145,6 +145,10 @@ func goalList(p Profile) []goal {
 		{id: "client_go_vs_geth", issue: 12, set: "client_pipelined", unit: "x", target: 10,
 			text:    "≥10x go-ethereum's client in calls per second over WebSocket, 4 connections × 256 in flight: rpcclient's GoCall, one goroutine per connection",
 			measure: seriesRatioGoal("ours_go", "geth", cm)},
+		{id: "nodes_delivered", issue: 13, set: "nodes_broadcast", unit: "notifications/s", target: 500000,
+			metric: nodesRate, cell: nodesNoHistory,
+			text:    fmt.Sprintf("≥500k notifications per second delivered across two Caddy nodes joined by NATS, %s subscribers, no history", thousands(p.NodesSubscribers)),
+			measure: nodesGoal},
 		{id: "client_allocs_numeric", issue: 12, set: "client_pipelined", unit: "allocs", target: 2, atMost: true,
 			text:    "≤2 allocations per call with a numeric result in rpcclient (CallT from goroutines and Go, every cell)",
 			measure: clientAllocGoal},
@@ -175,6 +179,28 @@ func clientAllocGoal(_ *schema.Doc, s *schema.Set) (float64, string, bool) {
 	}
 	return worst, "allocations per call with a numeric result, medians (counted over the client's process): " +
 		strings.Join(parts, "; "), true
+}
+
+// nodesGoal reads the two nodes' delivered rate without history, and
+// names beside it the floor of the same run, one node with the local hub,
+// the cores kept busy, and the figures with history.
+func nodesGoal(_ *schema.Doc, s *schema.Set) (float64, string, bool) {
+	v, ok := s.Value("ours", nodesNoHistory)
+	one, _ := s.Value("one_node", nodesNoHistory)
+	h, _ := s.Value("ours", nodesHistory)
+	oneH, _ := s.Value("one_node", nodesHistory)
+	busy := func(name, metric string) float64 {
+		if r := s.SeriesOf(name, metric); r != nil {
+			if p := r.Point(nodesNoHistory); p != nil {
+				return p.Median
+			}
+		}
+		return math.NaN()
+	}
+	return v, fmt.Sprintf("%s, medians: two nodes over NATS %s (cores busy: %.2f in the servers, %.2f in the harness), "+
+		"one node with the local hub %s in the same run (%.2f and %.2f), the two nodes %.2fx of it; %s: two nodes %s, "+
+		"one node %s", nodesNoHistory, rate(v), busy("ours", nodesServerCPU), busy("ours", nodesClientCPU), rate(one),
+		busy("one_node", nodesServerCPU), busy("one_node", nodesClientCPU), v/one, nodesHistory, rate(h), rate(oneH)), ok
 }
 
 // firstCell reads ours on the set's first cell.

@@ -40,6 +40,12 @@ type Profile struct {
 	// IdleSettle how long they sit before the server's memory is read.
 	IdleConns  int
 	IdleSettle time.Duration
+	// NodesSubscribers is the nodes set's subscriber count, split over the
+	// nodes; NodesWarmup its stream's warm-up and NodesWindow the length
+	// of each of its Runs windows. Its messages timed one at a time are
+	// BroadcastWarmup and BroadcastRuns.
+	NodesSubscribers         int
+	NodesWarmup, NodesWindow time.Duration
 }
 
 // Full is the profile of the committed results: every cell warmed up, then
@@ -53,6 +59,7 @@ func Full() Profile {
 		WSWarmup: 300 * time.Millisecond, WSWindow: time.Second, WSConns: []int{1, 4}, WSDepths: []int{1, 16, 256},
 		BroadcastSizes: []int{100, 1000, 5000}, BroadcastWarmup: 3, BroadcastRuns: 15,
 		StreamCells: streamCellsOf(), ClientCells: clientCellsOf(), IdleConns: 10000, IdleSettle: time.Second,
+		NodesSubscribers: 1000, NodesWarmup: 500 * time.Millisecond, NodesWindow: time.Second,
 	}
 }
 
@@ -66,6 +73,7 @@ func Quick() Profile {
 		WSWarmup: 30 * time.Millisecond, WSWindow: 100 * time.Millisecond, WSConns: []int{1, 4}, WSDepths: []int{1, 16, 256},
 		BroadcastSizes: []int{100, 1000, 5000}, BroadcastWarmup: 1, BroadcastRuns: 1,
 		StreamCells: streamCellsOf(), ClientCells: clientCellsOf(), IdleConns: 1000, IdleSettle: 200 * time.Millisecond,
+		NodesSubscribers: 1000, NodesWarmup: 100 * time.Millisecond, NodesWindow: 200 * time.Millisecond,
 	}
 }
 
@@ -85,6 +93,8 @@ func (p Profile) Settings() map[string]string {
 		"websocket_broadcast": fmt.Sprintf("subscribers %v; %d messages of warm-up, then %d timed", p.BroadcastSizes, p.BroadcastWarmup, p.BroadcastRuns),
 		"websocket_memory":    fmt.Sprintf("%d idle connections, memory read after %v; %d runs, each on a freshly started server", p.IdleConns, p.IdleSettle, p.Runs),
 		"stream":              fmt.Sprintf("%v warm-up, then %d windows of %v on the same connections; pipelined cells %v; memory as websocket_memory", p.WSWarmup, p.Runs, p.WSWindow, p.StreamCells),
-		"client":              fmt.Sprintf("%v warm-up, then %d windows of %v on the same connections, then the numeric calls only: %v, then %d windows of %v; cells %v", p.WSWarmup, p.Runs, p.WSWindow, n.Warmup, n.Count, n.Length, p.ClientCells),
+		"nodes": fmt.Sprintf("%d subscribers; %d messages of warm-up, then %d timed one at a time; then a stream: %v warm-up, then %d windows of %v",
+			p.NodesSubscribers, p.BroadcastWarmup, p.BroadcastRuns, p.NodesWarmup, p.Runs, p.NodesWindow),
+		"client": fmt.Sprintf("%v warm-up, then %d windows of %v on the same connections, then the numeric calls only: %v, then %d windows of %v; cells %v", p.WSWarmup, p.Runs, p.WSWindow, n.Warmup, n.Count, n.Length, p.ClientCells),
 	}
 }

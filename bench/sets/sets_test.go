@@ -309,7 +309,10 @@ func TestWorkEstimatesTheFullRunWithinTenMinutes(t *testing.T) {
 		t.Errorf("in process: %d ms, want %d", got, want)
 	}
 	total := InProcessWork(p) + HTTPWork(p) + PipelinedWork(p) + BroadcastWork(p) + MemoryWork(p) + StreamWork(p) +
-		ClientWork(p)
+		ClientWork(p) + NodesWork(p)
+	if w := NodesWork(p); w > 60*1000 {
+		t.Errorf("the nodes set is estimated at %d s", w/1000)
+	}
 	if total < 6*60*1000 || total > 12*60*1000 {
 		t.Errorf("the full run is estimated at %d s", total/1000)
 	}
@@ -321,5 +324,50 @@ func TestWorkEstimatesTheFullRunWithinTenMinutes(t *testing.T) {
 func TestPluralAndThousands(t *testing.T) {
 	if got := plural(1, "conn", "conns") + "; " + plural(10000, "conn", "conns"); got != "1 conn; 10,000 conns" {
 		t.Error(got)
+	}
+}
+
+func TestNodesGoalReadsTheTwoNodesBesideOneNode(t *testing.T) {
+	p := Full()
+	s := schema.Set{ID: "nodes_broadcast", Status: schema.Measured, Title: "t", Harness: "h",
+		Metric: schema.Metric{Name: nodesRate, Unit: "u", Better: schema.Higher}, Cells: []string{nodesNoHistory, nodesHistory}}
+	for _, m := range []string{nodesRate, "ms", nodesClientCPU, nodesServerCPU} {
+		s.Series = append(s.Series, series("ours", "ours", schema.Ours, m, ""), series("one_node", "one", schema.Baseline, m, ""))
+	}
+	figures(&s, func(name, metric, x string) float64 {
+		switch {
+		case metric == nodesServerCPU:
+			return 1.25
+		case metric == nodesClientCPU:
+			return 0.7
+		case metric != nodesRate:
+			return 8
+		case name == "one_node" && x == nodesNoHistory:
+			return 1.2e6
+		case name == "one_node":
+			return 9e5
+		case x == nodesNoHistory:
+			return 4.5e5
+		}
+		return 3e5
+	})
+	s.Compare("ours", "one_node")
+	var g schema.Goal
+	for _, r := range Goals(&schema.Doc{Sets: []schema.Set{s}}, p) {
+		if r.ID == "nodes_delivered" {
+			g = r
+		}
+	}
+	if g.Measured != 450000 || g.Met || g.Issue != 13 || g.Cell != nodesNoHistory || g.Metric != nodesRate {
+		t.Fatalf("%+v", g)
+	}
+	for _, want := range []string{"two nodes over NATS 450k (cores busy: 1.25 in the servers, 0.70 in the harness)",
+		"one node with the local hub 1.20M", "0.38x", "with history: two nodes 300k, one node 900k"} {
+		if !strings.Contains(g.Detail, want) {
+			t.Errorf("detail %q lacks %q", g.Detail, want)
+		}
+	}
+	if err := schema.Check(&schema.Doc{Sets: []schema.Set{s}}, nil, 3); err != nil && strings.Contains(err.Error(), "nodes") {
+		t.Errorf("the set fails the check: %v", err)
 	}
 }

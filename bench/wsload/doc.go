@@ -6,7 +6,9 @@
 // own cost stays small next to the server's; Reader, the cheapest reader of
 // a stream of notifications, serves the flood. Built on them: pipelined
 // calls with a fixed number in flight per connection, broadcast to many
-// subscribers, and idle connections held open.
+// subscribers, delivery to many subscribers spread over several servers
+// (the time of one message and the rate of a sustained stream, read
+// through Reader), and idle connections held open.
 //
 // Like package load it only ever connects to loopback: Dial refuses a URL
 // whose host is not a loopback IP or "localhost", and every dial is checked

@@ -71,6 +71,30 @@ func TestEveryServerBroadcastsToEverySubscriber(t *testing.T) {
 	}
 }
 
+func TestOursAndTheFanOutDeliverAStreamToEverySubscriber(t *testing.T) {
+	for _, impl := range []string{"ours", "fanout"} {
+		t.Run(impl, func(t *testing.T) {
+			u := serve(t, impl)
+			res, err := wsload.Delivery(context.Background(), wsload.DeliveryConfig{
+				SubscriberURLs: []string{u, u}, PublisherURLs: []string{u, u}, Subscribers: 20,
+				Subscribe:    []byte(`{"jsonrpc":"2.0","method":"demo_subscribe","params":["chat"],"id":1}`),
+				Notification: "demo_subscription",
+				Publish: func(id int, text string) []byte {
+					return []byte(`{"jsonrpc":"2.0","method":"demo_publish","params":["chat",` + strconv.Quote(text) + `],"id":` + strconv.Itoa(id) + `}`)
+				},
+				LatencyWarmup: 1, LatencyRuns: 2, Warmup: 20 * time.Millisecond, Window: 30 * time.Millisecond, Windows: 2,
+				InFlight: 4, Lag: 16, Timeout: 10 * time.Second,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Latency) != 2 || res.Latency[0] <= 0 || len(res.Rates) != 2 || res.Rates[0] <= 0 || res.Published < 3 {
+				t.Fatalf("%+v", res)
+			}
+		})
+	}
+}
+
 func TestEveryServerHoldsIdleConnections(t *testing.T) {
 	for _, impl := range []string{"ours", "geth"} {
 		t.Run(impl, func(t *testing.T) {

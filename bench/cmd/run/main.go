@@ -9,7 +9,8 @@
 // It runs from the bench directory (the script bench/run changes to it) and
 // builds ../bin/caddy with ../xcaddy.sh when it is missing. As
 // `run serve-ws ours|geth|fanout` it is the WebSocket server of a child
-// process, and as `run serve-stream geth|grpc|bare` a stream server.
+// process, as `run serve-stream geth|grpc|bare` a stream server, and as
+// `run serve-nats <store dir>` the nodes set's NATS server.
 package main
 
 import (
@@ -23,6 +24,7 @@ import (
 	"syscall"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/harness"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/natsserve"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/report"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/sets"
@@ -36,6 +38,9 @@ func main() {
 	}
 	if len(os.Args) > 1 && os.Args[1] == streamserve.Subcommand {
 		os.Exit(streamserve.Main(os.Args[2:]))
+	}
+	if len(os.Args) > 1 && os.Args[1] == natsserve.Subcommand {
+		os.Exit(natsserve.Main(os.Args[2:]))
 	}
 	os.Exit(run())
 }

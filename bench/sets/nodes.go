@@ -1,0 +1,245 @@
+package sets
+
+// nodes.go measures a chat broadcast across two Caddy nodes joined by the
+// NATS hub, beside one node with the local hub.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/caddyproc"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/natsserve"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/serverproc"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
+)
+
+// The nodes set's cells, metrics and bounds.
+const (
+	nodesNoHistory = "no history"
+	nodesHistory   = "with history"
+	nodesRate      = "notifications_per_s"
+	// The cores kept busy during the windows: by the harness process (the
+	// subscribers and publishers), and by the servers (the Caddy nodes
+	// and nats-server).
+	nodesClientCPU, nodesServerCPU = "client_cores", "server_cores"
+	// nodesInFlight bounds the publish calls unanswered on each publishing
+	// connection; nodesLag the messages published that some subscriber has
+	// not read yet, well below the send queue (1,024 by default), so that
+	// no notification is dropped.
+	nodesInFlight, nodesLag = 16, 256
+	// natsHubModule is the Caddy module of the NATS hub.
+	natsHubModule = "jsonrpc.hubs.nats"
+)
+
+// nodesStartWork is the estimated milliseconds of starting the servers.
+const nodesStartWork = 2500
+
+// NodesWork is the work Nodes reports, in estimated milliseconds.
+func NodesWork(p Profile) int {
+	return nodesStartWork + 2*2*nodesStepWork(p)
+}
+
+// nodesStepWork is the estimated milliseconds of one series of one cell:
+// dialling and subscribing, the probes, the timed messages, the stream and
+// its last messages.
+func nodesStepWork(p Profile) int {
+	return 300 + p.NodesSubscribers/2 + (p.BroadcastWarmup+p.BroadcastRuns)*10 + ms(p.NodesWarmup) +
+		p.Runs*ms(p.NodesWindow) + 100
+}
+
+// nodesSeries is one series of the nodes set: where its subscribers and
+// publishers connect, by cell.
+type nodesSeries struct {
+	name, label, role string
+	urls              func(cell string) (subs, pubs []string)
+}
+
+// Nodes starts a NATS server (package natsserve) and two bin/caddy nodes
+// on it serving Caddyfile.nodes, and measures for each cell (without and
+// with history): the two nodes over the NATS hub, half the subscribers on
+// each and one publisher on each, the publishes going through both in
+// turn; and one node with the local hub, every subscriber and both
+// publishers on it. Each series times messages published one at a time,
+// then counts the notifications every subscriber reads per second while
+// publishing goes on, and the cores the harness and the servers keep busy
+// meanwhile. Everything it starts it stops before it returns.
+func Nodes(ctx context.Context, e *Env) schema.Set {
+	p := e.Profile
+	n := p.NodesSubscribers
+	s := schema.Set{
+		ID: "nodes_broadcast", Group: "nodes", Status: schema.Measured,
+		Title: fmt.Sprintf("Nodes: notifications per second to %s subscribers over two Caddy nodes", thousands(n)),
+		Harness: "two bin/caddy processes with Caddyfile.nodes (jsonrpc with the demo service, over ws:// on loopback), " +
+			"joined by the NATS hub (jsonrpc.hubs.nats) through one nats-server v2.15.2 (its server package in a child " +
+			"process of the harness, JetStream on, its store in a temporary directory), beside the first node's " +
+			"local hub on another path; the subscribers are bench's read-mostly WebSocket client (wsload.Reader) in " +
+			"the harness process, sharing the machine",
+		Note: fmt.Sprintf("each subscriber is a connection of its own subscribed to the chat (demo_subscribe [\"chat\"]); "+
+			"two more connections publish (demo_publish [\"chat\", text]) in turn. Over NATS, %s subscribers are on each "+
+			"node and one publisher on each; with the local hub every connection is on one node. Probes are published "+
+			"until every subscriber has one. Then %d messages are published one at a time, each once every "+
+			"subscriber has the one before, and the %d after the warm-up are timed from before the publish call is "+
+			"written until the last subscriber has read it (ms). Then the publishers keep publishing, at most %d calls "+
+			"unanswered on each and at most %d messages that some subscriber has not read yet (below the send queue, "+
+			"so that none is dropped); after %v, the notifications all subscribers read are counted in %s of %v, "+
+			"and the cores kept busy meanwhile by the harness (the clients) and by the servers (the Caddy nodes and "+
+			"nats-server), from /proc. Once publishing stops every subscriber must have read every message, once. "+
+			"History: a hub that keeps the newest 10,000 messages of the chat for 10 minutes (JetStream for NATS). "+
+			"One node with the local hub is the most this machine delivers through one Caddy, with the same client "+
+			"on the same two cores: the floor the two nodes are read against",
+			thousands(n/2), p.BroadcastWarmup+p.BroadcastRuns, p.BroadcastRuns, nodesInFlight, nodesLag, p.NodesWarmup,
+			count(p.Runs, "window", "windows"), p.NodesWindow),
+		Metric: schema.Metric{Name: nodesRate, Unit: "notifications/s delivered to all subscribers", Better: schema.Higher},
+		XLabel: "hub history",
+		Cells:  []string{nodesNoHistory, nodesHistory},
+	}
+	e.Bar.Start("nodes: starting nats-server and two Caddy nodes")
+	servers, err := startNodes(ctx, e)
+	if err != nil {
+		e.Bar.Done(NodesWork(p))
+		return failed(s, err)
+	}
+	defer servers.stop()
+	e.Bar.Done(nodesStartWork)
+
+	path := func(hub, cell string) string {
+		if cell == nodesHistory {
+			return "/" + hub + "-history"
+		}
+		return "/" + hub
+	}
+	nodes := servers.nodes
+	all := []nodesSeries{
+		{name: "ours", role: schema.Ours, label: fmt.Sprintf("two nodes, NATS hub, %s subscribers on each", thousands(n/2)),
+			urls: func(cell string) ([]string, []string) {
+				u := []string{nodes[0] + path("nats", cell), nodes[1] + path("nats", cell)}
+				return u, u
+			}},
+		{name: "one_node", role: schema.Baseline, label: "one node, local hub",
+			urls: func(cell string) ([]string, []string) {
+				u := nodes[0] + path("local", cell)
+				return []string{u}, []string{u, u}
+			}},
+	}
+	for _, m := range []struct{ name, unit string }{
+		{nodesRate, "notifications/s"}, {"ms", "ms until the last subscriber has it"},
+		{nodesClientCPU, "cores busy in the harness"}, {nodesServerCPU, "cores busy in the servers"},
+	} {
+		for _, r := range all {
+			s.Series = append(s.Series, series(r.name, r.label, r.role, m.name, m.unit))
+		}
+	}
+	clocks := map[string]func() (time.Duration, error){
+		nodesClientCPU: serverproc.SelfCPU,
+		nodesServerCPU: servers.cpu,
+	}
+	runs := collector{}
+	// One node first, then two: the same order in every cell.
+	order := []nodesSeries{all[1], all[0]}
+	for _, x := range s.Cells {
+		for _, r := range order {
+			e.Bar.Start("nodes: " + x + ", " + r.label)
+			subs, pubs := r.urls(x)
+			res, err := wsload.Delivery(ctx, wsload.DeliveryConfig{
+				SubscriberURLs: subs, PublisherURLs: pubs, Subscribers: n,
+				Subscribe:    callRequest("demo_subscribe", `["chat"]`, 1),
+				Notification: "demo_subscription",
+				Publish: func(id int, text string) []byte {
+					return callRequest("demo_publish", `["chat",`+strconv.Quote(text)+`]`, id)
+				},
+				LatencyWarmup: p.BroadcastWarmup, LatencyRuns: p.BroadcastRuns,
+				Warmup: p.NodesWarmup, Window: p.NodesWindow, Windows: p.Runs,
+				InFlight: nodesInFlight, Lag: nodesLag, Timeout: 20 * time.Second, Clocks: clocks,
+			})
+			e.Bar.Done(nodesStepWork(p))
+			if err != nil {
+				return failed(s, fmt.Errorf("%s, %s: %w", x, r.name, err))
+			}
+			for _, v := range res.Rates {
+				runs.add(r.name, nodesRate, x, v)
+			}
+			for _, t := range res.Latency {
+				runs.add(r.name, "ms", x, float64(t)/float64(time.Millisecond))
+			}
+			for name, v := range res.Busy {
+				for _, b := range v {
+					runs.add(r.name, name, x, b)
+				}
+			}
+		}
+	}
+	runs.fill(&s)
+	s.Compare("ours", "one_node")
+	return s
+}
+
+// nodeServers are the servers of the nodes set.
+type nodeServers struct {
+	nats  *natsserve.Server
+	caddy []*caddyproc.Caddy
+	// nodes are the base URLs of the Caddy nodes: ws://127.0.0.1:port.
+	nodes []string
+}
+
+// startNodes starts nats-server and two Caddy nodes on it; on an error it
+// stops what it started.
+func startNodes(ctx context.Context, e *Env) (_ *nodeServers, err error) {
+	if ok, err := caddyproc.HasModule(e.CaddyBin, natsHubModule); err != nil || !ok {
+		if err == nil {
+			err = fmt.Errorf("%s has no module %s: rebuild it with ./xcaddy.sh build from a checkout with the NATS hub",
+				e.CaddyBin, natsHubModule)
+		}
+		return nil, err
+	}
+	ns := &nodeServers{}
+	defer func() {
+		if err != nil {
+			ns.stop()
+		}
+	}()
+	if ns.nats, err = natsserve.Start(ctx); err != nil {
+		return nil, fmt.Errorf("starting nats-server: %w", err)
+	}
+	for i := range 2 {
+		c, err := caddyproc.StartWS(ctx, e.CaddyBin, e.NodesConfig, []string{"BENCH_NATS_URL=" + ns.nats.URL})
+		if err != nil {
+			return nil, fmt.Errorf("starting Caddy node %d: %w", i+1, err)
+		}
+		ns.caddy = append(ns.caddy, c)
+		ns.nodes = append(ns.nodes, strings.TrimSuffix(c.WS, "/rpc"))
+	}
+	return ns, nil
+}
+
+// cpu is the CPU time the servers have used so far.
+func (ns *nodeServers) cpu() (time.Duration, error) {
+	t, err := ns.nats.Proc.CPU()
+	for _, c := range ns.caddy {
+		v, e := c.Proc.CPU()
+		t, err = t+v, errors.Join(err, e)
+	}
+	return t, err
+}
+
+// stop stops every server started.
+func (ns *nodeServers) stop() {
+	for _, c := range ns.caddy {
+		c.Stop()
+	}
+	if ns.nats != nil {
+		ns.nats.Stop()
+	}
+}
+
+// count returns "1 window" or "5 windows".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprint(n) + " " + many
+}

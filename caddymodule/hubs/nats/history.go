@@ -1,0 +1,270 @@
+package natshub
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
+)
+
+// streamState is what the hub knows of its stream.
+type streamState struct {
+	mu      sync.Mutex
+	epoch   string // "" until the stream was first reached
+	last    uint64 // the newest sequence seen
+	ensured bool   // made or checked since the last connect
+}
+
+func (s *streamState) known() (epoch string, last uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.epoch, s.last
+}
+
+func (s *streamState) noteSeq(seq uint64) {
+	s.mu.Lock()
+	s.last = max(s.last, seq)
+	s.mu.Unlock()
+}
+
+func (s *streamState) setEnsured(ok bool) {
+	s.mu.Lock()
+	s.ensured = ok
+	s.mu.Unlock()
+}
+
+func (s *streamState) isEnsured() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ensured
+}
+
+// epochOf names the history a stream holds: its creation time, so that a
+// stream deleted and made again has another epoch.
+func epochOf(info *jetstream.StreamInfo) string {
+	return strconv.FormatInt(info.Created.UnixNano(), 36)
+}
+
+// streamConfig is the stream the hub keeps its history in.
+func (h *Hub) streamConfig() jetstream.StreamConfig {
+	hist, prefix := h.opts.History, h.opts.SubjectPrefix
+	cfg := jetstream.StreamConfig{
+		Name:        h.stream,
+		Description: "caddy-jsonrpc subscription hub history",
+		Subjects:    []string{prefix + ".h.>"},
+		Retention:   jetstream.LimitsPolicy,
+		Discard:     jetstream.DiscardOld,
+		MaxMsgs:     int64(hist.MaxMsgs),
+		MaxAge:      hist.MaxAge,
+		MaxBytes:    -1,
+		Storage:     jetstream.FileStorage,
+		Replicas:    1,
+		Duplicates:  2 * time.Minute,
+		AllowDirect: true,
+		RePublish:   &jetstream.RePublish{Source: prefix + ".h.>", Destination: prefix + ".l.>"},
+	}
+	if hist.Memory {
+		cfg.Storage = jetstream.MemoryStorage
+	}
+	if hist.MaxAge > 0 && hist.MaxAge < cfg.Duplicates {
+		cfg.Duplicates = hist.MaxAge
+	}
+	return cfg
+}
+
+// streamInfo reads the stream's state, and has the run loop adopt an
+// epoch other than the one the hub knows.
+func (h *Hub) streamInfo(ctx context.Context) (*jetstream.StreamInfo, error) {
+	s, err := h.js.Stream(ctx, h.stream)
+	if err != nil {
+		if errors.Is(err, jetstream.ErrStreamNotFound) {
+			h.history.setEnsured(false)
+			h.wake()
+		}
+		return nil, err
+	}
+	info := s.CachedInfo()
+	if epoch, _ := h.history.known(); epoch != epochOf(info) {
+		h.checkEpochSoon()
+	}
+	h.history.noteSeq(info.State.LastSeq)
+	return info, nil
+}
+
+// Head implements rpccore.HistoryHub: for a topic with local subscribers,
+// the sequence up to which this process delivered its messages; else the
+// stream's last sequence. With NATS never reached, it is no position.
+func (h *Hub) Head(ctx context.Context, name string) (rpccore.Position, error) {
+	if h.js == nil {
+		return rpccore.Position{}, nil
+	}
+	if h.closed.Load() {
+		return rpccore.Position{}, rpccore.ErrHubClosed
+	}
+	if t := h.topic(name); t != nil {
+		if pos := t.position(); pos.known {
+			return rpccore.Position{Epoch: pos.epoch, Offset: pos.w}, nil
+		}
+	}
+	if h.nc.IsConnected() {
+		if info, err := h.streamInfo(ctx); err == nil {
+			return rpccore.Position{Epoch: epochOf(info), Offset: info.State.LastSeq}, nil
+		}
+	}
+	epoch, last := h.history.known()
+	if epoch == "" {
+		return rpccore.Position{}, nil
+	}
+	return rpccore.Position{Epoch: epoch, Offset: last}, nil
+}
+
+// History implements rpccore.HistoryHub. It reads the topic's messages
+// after the position, then the stream's state: ok when the stream is the
+// one of after's epoch and still holds every message after it (its
+// oldest is at most one past it). Reading needs NATS: while it is
+// unreachable, History answers an error.
+func (h *Hub) History(ctx context.Context, name string, after rpccore.Position) ([]rpccore.Message, bool, error) {
+	if h.js == nil {
+		return nil, false, nil
+	}
+	if h.closed.Load() {
+		return nil, false, rpccore.ErrHubClosed
+	}
+	if !h.nc.IsConnected() {
+		return nil, false, unreachable("the history cannot be read now; try again later")
+	}
+	h.m.historyReads.Inc()
+	if epoch, _ := h.history.known(); epoch != after.Epoch {
+		info, err := h.streamInfo(ctx)
+		if err != nil {
+			return h.historyFailed(err)
+		}
+		if epochOf(info) != after.Epoch {
+			return nil, false, nil
+		}
+	}
+	limit := h.opts.History.MaxMsgs + readBatch
+	var msgs []rpccore.Message
+	n, err := h.readStored(ctx, h.opts.SubjectPrefix+".h."+EncodeTopic(name), after.Offset+1, 0, limit,
+		func(s storedMsg) {
+			if h.valid(name, s.data) {
+				msgs = append(msgs, rpccore.NewMessage(s.data, rpccore.Position{Epoch: after.Epoch, Offset: s.seq}))
+			}
+		})
+	if err != nil {
+		return h.historyFailed(err)
+	}
+	info, err := h.streamInfo(ctx)
+	if err != nil {
+		return h.historyFailed(err)
+	}
+	st := info.State
+	if n >= limit || epochOf(info) != after.Epoch || after.Offset > st.LastSeq || st.FirstSeq > after.Offset+1 {
+		return nil, false, nil
+	}
+	return msgs, true, nil
+}
+
+// historyFailed answers a History whose reads failed: a stream that is
+// gone no longer holds the messages; other failures are errors.
+func (h *Hub) historyFailed(err error) ([]rpccore.Message, bool, error) {
+	if errors.Is(err, jetstream.ErrStreamNotFound) || errors.Is(err, nats.ErrNoResponders) {
+		return nil, false, nil
+	}
+	return nil, false, serverError("reading the history", err)
+}
+
+// storedMsg is one message read from the stream.
+type storedMsg struct {
+	seq  uint64
+	id   string
+	data []byte
+}
+
+// readBatch is how many messages one direct get asks for.
+const readBatch = 256
+
+// directGet is the request of a batched direct get.
+type directGet struct {
+	Seq     uint64 `json:"seq"`
+	NextFor string `json:"next_by_subj"`
+	Batch   int    `json:"batch"`
+}
+
+// readStored calls fn with subject's stored messages from sequence from
+// on, oldest first, before until (0: to the end), with batched direct
+// gets that leave nothing behind on the server. It stops after limit
+// messages (0: no limit) and returns how many it read.
+func (h *Hub) readStored(ctx context.Context, subject string, from, until uint64, limit int, fn func(storedMsg)) (int, error) {
+	inbox := h.nc.NewInbox()
+	sub, err := h.nc.SubscribeSync(inbox)
+	if err != nil {
+		return 0, err
+	}
+	defer sub.Unsubscribe()
+	r := storedReader{h: h, sub: sub, from: from, until: until, limit: limit, fn: fn}
+	for {
+		req, _ := json.Marshal(directGet{Seq: r.from, NextFor: subject, Batch: readBatch})
+		if err := h.nc.PublishRequest("$JS.API.DIRECT.GET."+h.stream, inbox, req); err != nil {
+			return r.n, err
+		}
+		if more, err := r.batch(ctx); !more || err != nil {
+			return r.n, err
+		}
+	}
+}
+
+// storedReader reads the answers to one readStored's requests.
+type storedReader struct {
+	h     *Hub
+	sub   *nats.Subscription
+	from  uint64 // the next sequence to ask for
+	until uint64
+	limit int
+	n     int
+	fn    func(storedMsg)
+}
+
+// batch reads the answer to one request, and reports whether there is
+// more to ask for.
+func (r *storedReader) batch(ctx context.Context) (more bool, err error) {
+	for {
+		wait, cancel := context.WithTimeout(ctx, r.h.opts.PublishTimeout)
+		msg, err := r.sub.NextMsgWithContext(wait)
+		cancel()
+		if err != nil {
+			return false, err
+		}
+		switch status := msg.Header.Get("Status"); status {
+		case "":
+		case "204": // the end of the batch
+			return msg.Header.Get(numPendingHeader) != "0", nil
+		case "404": // nothing (more)
+			return false, nil
+		case "503":
+			return false, nats.ErrNoResponders
+		default:
+			return false, fmt.Errorf("NATS answered %s %s", status, msg.Header.Get("Description"))
+		}
+		if msg.Header.Get(numPendingHeader) == "" {
+			return false, errors.New("the NATS server does not answer batched reads (it needs NATS 2.11 or later)")
+		}
+		seq, _ := strconv.ParseUint(msg.Header.Get(jetstream.SequenceHeader), 10, 64)
+		if r.until != 0 && seq >= r.until {
+			return false, nil
+		}
+		r.fn(storedMsg{seq: seq, id: msg.Header.Get(jetstream.MsgIDHeader), data: msg.Data})
+		r.from = seq + 1
+		if r.n++; r.limit > 0 && r.n >= r.limit {
+			return false, nil
+		}
+	}
+}
