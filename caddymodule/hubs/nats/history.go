@@ -115,6 +115,8 @@ func (h *Hub) Head(ctx context.Context, name string) (rpccore.Position, error) {
 		}
 	}
 	if h.nc.IsConnected() {
+		ctx, cancel := h.session.within(ctx, h.opts.PublishTimeout)
+		defer cancel()
 		if info, err := h.streamInfo(ctx); err == nil {
 			return rpccore.Position{Epoch: epochOf(info), Offset: info.State.LastSeq}, nil
 		}
@@ -142,6 +144,8 @@ func (h *Hub) History(ctx context.Context, name string, after rpccore.Position) 
 		return nil, false, unreachable("the history cannot be read now; try again later")
 	}
 	h.m.historyReads.Inc()
+	ctx, cancel := h.session.within(ctx, 4*h.opts.PublishTimeout)
+	defer cancel()
 	if epoch, _ := h.history.known(); epoch != after.Epoch {
 		info, err := h.streamInfo(ctx)
 		if err != nil {
@@ -237,7 +241,7 @@ type storedReader struct {
 // more to ask for.
 func (r *storedReader) batch(ctx context.Context) (more bool, err error) {
 	for {
-		wait, cancel := context.WithTimeout(ctx, r.h.opts.PublishTimeout)
+		wait, cancel := r.h.session.within(ctx, r.h.opts.PublishTimeout)
 		msg, err := r.sub.NextMsgWithContext(wait)
 		cancel()
 		if err != nil {

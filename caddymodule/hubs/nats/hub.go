@@ -1,6 +1,7 @@
 package natshub
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -52,6 +53,7 @@ type Hub struct {
 	done       chan struct{} // closed by Close
 	loopDone   chan struct{}
 	connClosed chan struct{}
+	session    session     // ends when the connection is lost
 	connected  atomic.Bool // as the gauge counts it
 	epochCheck atomic.Bool // see checkEpochSoon
 	closeOnce  sync.Once
@@ -78,6 +80,7 @@ func New(opts Options, log *zap.Logger) (*Hub, error) {
 		loopDone:   make(chan struct{}),
 		connClosed: make(chan struct{}),
 	}
+	h.session.begin()
 	no := []nats.Option{
 		nats.Name(opts.Name),
 		nats.RetryOnFailedConnect(true),
@@ -168,6 +171,7 @@ func (h *Hub) wake() {
 
 func (h *Hub) onConnect(nc *nats.Conn) {
 	h.log.Info("connected to NATS", zap.String("url", nc.ConnectedUrlRedacted()))
+	h.session.begin()
 	if h.connected.CompareAndSwap(false, true) {
 		h.m.connected.Inc()
 	}
@@ -175,6 +179,7 @@ func (h *Hub) onConnect(nc *nats.Conn) {
 }
 
 func (h *Hub) onDisconnect(_ *nats.Conn, err error) {
+	h.session.end()
 	if h.closed.Load() {
 		return
 	}
@@ -186,6 +191,7 @@ func (h *Hub) onDisconnect(_ *nats.Conn, err error) {
 }
 
 func (h *Hub) onClosed(*nats.Conn) {
+	h.session.end()
 	if h.connected.CompareAndSwap(true, false) {
 		h.m.connected.Dec()
 	}
@@ -198,6 +204,50 @@ func (h *Hub) onAsyncError(_ *nats.Conn, sub *nats.Subscription, err error) {
 		return
 	}
 	h.log.Error("NATS", zap.Error(err))
+}
+
+// session is a context that ends when the NATS connection is lost, so
+// that what waits for NATS stops waiting then: a publish in flight is
+// queued to be sent again at once, not after publish_timeout.
+type session struct {
+	mu     sync.Mutex
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// begin starts a session, ending the one before.
+func (s *session) begin() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cancel != nil {
+		s.cancel()
+	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+}
+
+// end ends the session.
+func (s *session) end() {
+	s.mu.Lock()
+	s.cancel()
+	s.mu.Unlock()
+}
+
+// wait returns a context for one wait for NATS, bounded by timeout and
+// the session.
+func (s *session) wait(timeout time.Duration) (context.Context, context.CancelFunc) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return context.WithTimeout(s.ctx, timeout)
+}
+
+// within is wait, bounded by parent too.
+func (s *session) within(parent context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+	s.mu.Lock()
+	sess := s.ctx
+	s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(parent, timeout)
+	stop := context.AfterFunc(sess, cancel)
+	return ctx, func() { stop(); cancel() }
 }
 
 // topic is one topic with local subscribers, and the one NATS
