@@ -32,6 +32,13 @@ import (
 // process's subscribers get what other processes published meanwhile,
 // read from the history, before what follows; without history those are
 // lost, as core NATS delivers at most once.
+//
+// With history, a publish that NATS did not acknowledge within
+// PublishTimeout (or whose connection dropped meanwhile) may be stored
+// already: it is queued and sent again under the same message id, which
+// the stream stores once (within its two-minute duplicate window), and it
+// reaches this process's subscribers through NATS, not at once. Publish
+// returns nil for it, as for any queued message.
 type Hub struct {
 	opts   Options
 	log    *zap.Logger
