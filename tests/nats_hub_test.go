@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -764,20 +765,28 @@ func TestNATSHubRestartDuringPublishing(t *testing.T) {
 	onA, onB := subscribe(t, a, "feed"), subscribe(t, b, "feed")
 	const total = 1500
 	restarted := make(chan struct{})
-	go func() {
-		defer close(restarted)
-		onA.wait(t, 300)
-		n.restart()
-	}()
+	var during atomic.Bool // publishing went on while NATS restarted
 	for i := range total {
+		if i == 300 {
+			go func() {
+				defer close(restarted)
+				n.restart()
+			}()
+		}
 		if err := b.Publish("feed", quote("m"+strconv.Itoa(i))); err != nil {
 			t.Fatalf("publish %d: %v", i, err)
+		}
+		if i > 300 && !b.Connected() {
+			during.Store(true)
 		}
 		if i%20 == 0 {
 			time.Sleep(2 * time.Millisecond)
 		}
 	}
 	<-restarted
+	if !during.Load() {
+		t.Error("every publish went out before NATS stopped")
+	}
 	want := series("m", 0, total)
 	onA.wait(t, total)
 	onB.wait(t, total)

@@ -32,6 +32,13 @@ import (
 // process's subscribers get what other processes published meanwhile,
 // read from the history, before what follows; without history those are
 // lost, as core NATS delivers at most once.
+//
+// With history, a publish that NATS did not acknowledge within
+// PublishTimeout (or whose connection dropped meanwhile) may be stored
+// already: it is queued and sent again under the same message id, which
+// the stream stores once (within its two-minute duplicate window), and it
+// reaches this process's subscribers through NATS, not at once. Publish
+// returns nil for it, as for any queued message.
 type Hub struct {
 	opts   Options
 	log    *zap.Logger
@@ -52,6 +59,7 @@ type Hub struct {
 	done       chan struct{} // closed by Close
 	loopDone   chan struct{}
 	connClosed chan struct{}
+	session    session     // ends when the connection is lost
 	connected  atomic.Bool // as the gauge counts it
 	epochCheck atomic.Bool // see checkEpochSoon
 	closeOnce  sync.Once
@@ -78,6 +86,7 @@ func New(opts Options, log *zap.Logger) (*Hub, error) {
 		loopDone:   make(chan struct{}),
 		connClosed: make(chan struct{}),
 	}
+	h.session.begin()
 	no := []nats.Option{
 		nats.Name(opts.Name),
 		nats.RetryOnFailedConnect(true),
@@ -164,203 +173,6 @@ func (h *Hub) wake() {
 	case h.kick <- struct{}{}:
 	default:
 	}
-}
-
-func (h *Hub) onConnect(nc *nats.Conn) {
-	h.log.Info("connected to NATS", zap.String("url", nc.ConnectedUrlRedacted()))
-	if h.connected.CompareAndSwap(false, true) {
-		h.m.connected.Inc()
-	}
-	h.wake()
-}
-
-func (h *Hub) onDisconnect(_ *nats.Conn, err error) {
-	if h.closed.Load() {
-		return
-	}
-	h.log.Warn("lost NATS; publishes reach this process's subscribers and wait for NATS", zap.Error(err))
-	if h.connected.CompareAndSwap(true, false) {
-		h.m.connected.Dec()
-	}
-	h.history.setEnsured(false)
-}
-
-func (h *Hub) onClosed(*nats.Conn) {
-	if h.connected.CompareAndSwap(true, false) {
-		h.m.connected.Dec()
-	}
-	close(h.connClosed)
-}
-
-func (h *Hub) onAsyncError(_ *nats.Conn, sub *nats.Subscription, err error) {
-	if sub != nil {
-		h.log.Error("NATS subscription", zap.String("subject", sub.Subject), zap.Error(err))
-		return
-	}
-	h.log.Error("NATS", zap.Error(err))
-}
-
-// topic is one topic with local subscribers, and the one NATS
-// subscription that brings its messages.
-type topic struct {
-	name     string
-	live     string // the subject its messages come on
-	stored   string // the subject it is stored under, with history
-	subs     atomic.Pointer[[]*subscriber]
-	refs     int                // under Hub.mu
-	sub      *nats.Subscription // under Hub.mu
-	ready    chan struct{}      // closed once the NATS subscription is set up
-	err      error              // the setup's, read after ready
-	repair   atomic.Bool        // the run loop should read what it missed
-	deliver  sync.Mutex         // one delivery at a time, in order
-	suppress []uint64           // under deliver: see suppressed
-
-	posMu sync.Mutex
-	pos   watermark
-}
-
-// watermark is where a topic's delivery stands in the stream: every
-// message of the topic up to w was delivered, or came before the NATS
-// subscription.
-type watermark struct {
-	epoch string
-	w     uint64
-	known bool
-}
-
-type subscriber struct{ deliver func(rpccore.Message) }
-
-func (t *topic) position() watermark {
-	t.posMu.Lock()
-	defer t.posMu.Unlock()
-	return t.pos
-}
-
-func (t *topic) setPosition(p watermark) {
-	t.posMu.Lock()
-	t.pos = p
-	t.posMu.Unlock()
-}
-
-// fanout hands m to every subscriber of t.
-func (h *Hub) fanout(t *topic, m rpccore.Message) {
-	if h.closed.Load() {
-		return
-	}
-	for _, s := range *t.subs.Load() {
-		s.deliver(m)
-	}
-}
-
-// Subscribe implements rpccore.Hub. The first local subscriber of a topic
-// makes this process's NATS subscription to it, and waits until NATS has
-// it; the last one's unsubscribe ends it.
-func (h *Hub) Subscribe(name string, deliver func(rpccore.Message)) (unsubscribe func(), err error) {
-	s := &subscriber{deliver: deliver}
-	h.mu.Lock()
-	if h.closed.Load() {
-		h.mu.Unlock()
-		return nil, rpccore.ErrHubClosed
-	}
-	t := h.topics[name]
-	create := t == nil
-	if create {
-		enc := EncodeTopic(name)
-		t = &topic{name: name, live: h.opts.SubjectPrefix + ".l." + enc, ready: make(chan struct{})}
-		if h.js != nil {
-			t.stored = h.opts.SubjectPrefix + ".h." + enc
-		}
-		t.subs.Store(&[]*subscriber{})
-		h.topics[name] = t
-	}
-	t.refs++
-	old := *t.subs.Load()
-	next := append(append(make([]*subscriber, 0, len(old)+1), old...), s)
-	t.subs.Store(&next)
-	h.mu.Unlock()
-	if create {
-		t.err = h.setup(t)
-		close(t.ready)
-	} else {
-		<-t.ready
-	}
-	if t.err != nil {
-		h.remove(t, s)
-		return nil, t.err
-	}
-	var once sync.Once
-	return func() { once.Do(func() { h.remove(t, s) }) }, nil
-}
-
-// remove takes s off t, and ends t's NATS subscription with its last
-// subscriber.
-func (h *Hub) remove(t *topic, s *subscriber) {
-	h.mu.Lock()
-	old := *t.subs.Load()
-	next := make([]*subscriber, 0, len(old))
-	for _, o := range old {
-		if o != s {
-			next = append(next, o)
-		}
-	}
-	t.subs.Store(&next)
-	t.refs--
-	var sub *nats.Subscription
-	if t.refs == 0 || t.err != nil {
-		if h.topics[t.name] == t {
-			delete(h.topics, t.name)
-		}
-		if t.refs == 0 {
-			sub, t.sub = t.sub, nil
-		}
-	}
-	h.mu.Unlock()
-	if sub != nil {
-		_ = sub.Unsubscribe()
-	}
-}
-
-// setup makes t's NATS subscription, waits until NATS has it, and with
-// history reads where the topic stands.
-func (h *Hub) setup(t *topic) error {
-	handler := h.onCore(t)
-	if h.js != nil {
-		handler = h.onStored(t)
-	}
-	sub, err := h.nc.Subscribe(t.live, handler)
-	if err != nil {
-		return serverError("subscribing on NATS", err)
-	}
-	h.mu.Lock()
-	t.sub = sub
-	h.mu.Unlock()
-	if h.nc.IsConnected() {
-		if err := h.flush(); err != nil && h.nc.IsConnected() {
-			return serverError("NATS did not confirm the subscription", err)
-		}
-	}
-	if h.js != nil {
-		h.baseline(t)
-	}
-	return nil
-}
-
-// snapshot returns the topics with local subscribers.
-func (h *Hub) snapshot() []*topic {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	ts := make([]*topic, 0, len(h.topics))
-	for _, t := range h.topics {
-		ts = append(ts, t)
-	}
-	return ts
-}
-
-// topic returns the topic's state, nil when it has no local subscriber.
-func (h *Hub) topic(name string) *topic {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.topics[name]
 }
 
 var _ rpccore.HistoryHub = (*Hub)(nil)

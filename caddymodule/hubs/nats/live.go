@@ -1,7 +1,6 @@
 package natshub
 
 import (
-	"context"
 	"strconv"
 	"strings"
 
@@ -87,7 +86,7 @@ func (h *Hub) onStored(t *topic) nats.MsgHandler {
 // learnPosition reads the stream's epoch for t, whose subscription was
 // made before NATS was ever reached.
 func (h *Hub) learnPosition(t *topic) watermark {
-	ctx, cancel := context.WithTimeout(context.Background(), h.opts.PublishTimeout)
+	ctx, cancel := h.session.wait(h.opts.PublishTimeout)
 	defer cancel()
 	info, err := h.streamInfo(ctx)
 	if err != nil {
@@ -116,7 +115,7 @@ func (h *Hub) deliverStored(t *topic, epoch string, seq uint64, id string, paylo
 // from the history and delivers them, and reports whether it could.
 // Called with t.deliver held.
 func (h *Hub) repair(t *topic, pos watermark, until uint64) bool {
-	ctx, cancel := context.WithTimeout(context.Background(), 4*h.opts.PublishTimeout)
+	ctx, cancel := h.session.wait(4 * h.opts.PublishTimeout)
 	defer cancel()
 	n := 0
 	_, err := h.readStored(ctx, t.stored, pos.w+1, until, 0, func(s storedMsg) {
@@ -167,7 +166,7 @@ func (h *Hub) suppressed(t *topic, id string) bool {
 func (h *Hub) baseline(t *topic) {
 	var pos watermark
 	if h.nc.IsConnected() {
-		ctx, cancel := context.WithTimeout(context.Background(), h.opts.PublishTimeout)
+		ctx, cancel := h.session.wait(h.opts.PublishTimeout)
 		info, err := h.streamInfo(ctx)
 		cancel()
 		if err == nil {

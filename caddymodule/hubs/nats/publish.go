@@ -1,7 +1,6 @@
 package natshub
 
 import (
-	"context"
 	"errors"
 	"strconv"
 	"sync"
@@ -112,7 +111,7 @@ func (h *Hub) publishStored(o outgoing) error {
 
 // sendStored publishes o to the stream and waits for its acknowledgement.
 func (h *Hub) sendStored(o outgoing) error {
-	ctx, cancel := context.WithTimeout(context.Background(), h.opts.PublishTimeout)
+	ctx, cancel := h.session.wait(h.opts.PublishTimeout)
 	defer cancel()
 	msg := &nats.Msg{
 		Subject: h.opts.SubjectPrefix + ".h." + EncodeTopic(o.topic),

@@ -1,7 +1,6 @@
 package natshub
 
 import (
-	"context"
 	"time"
 
 	"go.uber.org/zap"
@@ -70,7 +69,7 @@ func (h *Hub) checkEpochSoon() {
 
 // flush waits until NATS has handled everything sent before.
 func (h *Hub) flush() error {
-	ctx, cancel := context.WithTimeout(context.Background(), h.opts.PublishTimeout)
+	ctx, cancel := h.session.wait(h.opts.PublishTimeout)
 	defer cancel()
 	return h.nc.FlushWithContext(ctx)
 }
@@ -81,7 +80,7 @@ func (h *Hub) ensureStream() error {
 	if err := h.flush(); err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), h.opts.PublishTimeout)
+	ctx, cancel := h.session.wait(h.opts.PublishTimeout)
 	defer cancel()
 	s, err := h.js.CreateOrUpdateStream(ctx, h.streamConfig())
 	if err != nil {
@@ -100,7 +99,7 @@ func (h *Hub) ensureStream() error {
 // checkEpoch reads the stream's state and adopts it when its epoch is not
 // the one the hub knows.
 func (h *Hub) checkEpoch() error {
-	ctx, cancel := context.WithTimeout(context.Background(), h.opts.PublishTimeout)
+	ctx, cancel := h.session.wait(h.opts.PublishTimeout)
 	defer cancel()
 	s, err := h.js.Stream(ctx, h.stream)
 	if err != nil {

@@ -1,0 +1,91 @@
+package natshub
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"go.uber.org/zap"
+)
+
+func (h *Hub) onConnect(nc *nats.Conn) {
+	h.log.Info("connected to NATS", zap.String("url", nc.ConnectedUrlRedacted()))
+	h.session.begin()
+	if h.connected.CompareAndSwap(false, true) {
+		h.m.connected.Inc()
+	}
+	h.wake()
+}
+
+func (h *Hub) onDisconnect(_ *nats.Conn, err error) {
+	h.session.end()
+	if h.closed.Load() {
+		return
+	}
+	h.log.Warn("lost NATS; publishes reach this process's subscribers and wait for NATS", zap.Error(err))
+	if h.connected.CompareAndSwap(true, false) {
+		h.m.connected.Dec()
+	}
+	h.history.setEnsured(false)
+}
+
+func (h *Hub) onClosed(*nats.Conn) {
+	h.session.end()
+	if h.connected.CompareAndSwap(true, false) {
+		h.m.connected.Dec()
+	}
+	close(h.connClosed)
+}
+
+func (h *Hub) onAsyncError(_ *nats.Conn, sub *nats.Subscription, err error) {
+	if sub != nil {
+		h.log.Error("NATS subscription", zap.String("subject", sub.Subject), zap.Error(err))
+		return
+	}
+	h.log.Error("NATS", zap.Error(err))
+}
+
+// session is a context that ends when the NATS connection is lost, so
+// that what waits for NATS stops waiting then: a publish in flight is
+// queued to be sent again at once, not after publish_timeout.
+type session struct {
+	mu     sync.Mutex
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// begin starts a session, ending the one before.
+func (s *session) begin() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cancel != nil {
+		s.cancel()
+	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+}
+
+// end ends the session.
+func (s *session) end() {
+	s.mu.Lock()
+	s.cancel()
+	s.mu.Unlock()
+}
+
+// wait returns a context for one wait for NATS, bounded by timeout and
+// the session.
+func (s *session) wait(timeout time.Duration) (context.Context, context.CancelFunc) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return context.WithTimeout(s.ctx, timeout)
+}
+
+// within is wait, bounded by parent too.
+func (s *session) within(parent context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+	s.mu.Lock()
+	sess := s.ctx
+	s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(parent, timeout)
+	stop := context.AfterFunc(sess, cancel)
+	return ctx, func() { stop(); cancel() }
+}
