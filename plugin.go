@@ -1,7 +1,7 @@
 // Package caddyjsonrpc plugs the JSON-RPC 2.0 handler into Caddy. Importing it
 // (or building with `xcaddy build --with github.com/caddy-jsonrpc/caddy-jsonrpc`)
-// registers the http.handlers.jsonrpc module, its Caddyfile directive and the
-// jsonrpc.services.demo service.
+// registers the http.handlers.jsonrpc module, its Caddyfile directive, the
+// jsonrpc.services.demo service and the jsonrpc.services.upstream service.
 package caddyjsonrpc
 
 import (
@@ -9,4 +9,7 @@ import (
 	_ "github.com/caddy-jsonrpc/caddy-jsonrpc/caddymodule"
 	// The demo service (jsonrpc.services.demo).
 	_ "github.com/caddy-jsonrpc/caddy-jsonrpc/caddymodule/demo"
+	// The upstream service (jsonrpc.services.upstream): calls forwarded to
+	// other JSON-RPC servers.
+	_ "github.com/caddy-jsonrpc/caddy-jsonrpc/caddymodule/upstream"
 )
