@@ -315,10 +315,12 @@ func (c *Client) Notify(ctx context.Context, method string, args ...any) error {
 }
 
 // refuseWhileDown is WithFailFast's check: an error while the connection
-// is down, nil otherwise or without the option.
+// is down, nil otherwise or without the option. Between Dial and the
+// client's goroutine recording its first state (0), the first connection
+// is up.
 func (c *Client) refuseWhileDown() error {
-	switch {
-	case !c.opts.failFast || c.State() == Connected:
+	switch s := c.State(); {
+	case !c.opts.failFast || s == Connected || s == 0:
 		return nil
 	case c.ctx.Err() != nil:
 		return ErrClientClosed

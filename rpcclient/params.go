@@ -59,12 +59,14 @@ func appendRequestParams(dst []byte, method string, id, params []byte) []byte {
 }
 
 // appendParams appends the params of args: an object for one Named or
-// ByName argument, an array otherwise.
+// ByName argument, RawParams as they are, an array otherwise.
 func appendParams(dst []byte, args []any) ([]byte, error) {
 	if len(args) == 1 {
 		switch a := args[0].(type) {
 		case Named:
 			return appendNamed(dst, a)
+		case RawParams:
+			return appendRawParams(dst, a)
 		case byName:
 			start := len(dst)
 			dst, err := appendValue(dst, a.v)

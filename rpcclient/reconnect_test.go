@@ -90,6 +90,17 @@ func TestFailFast(t *testing.T) {
 	}
 }
 
+func TestFailFastRightAfterDial(t *testing.T) {
+	srv := startStreamServer(t, newTestRPCServer(t))
+	for range 50 {
+		c := dialTest(t, srv.url(), WithFailFast())
+		if err := c.Call(testContext(t), nil, "add", 1, 2); err != nil {
+			t.Fatalf("the first call after Dial: %v", err)
+		}
+		c.Close()
+	}
+}
+
 func TestCallGivesUpWithItsContext(t *testing.T) {
 	srv := startStreamServer(t, newTestRPCServer(t))
 	log := newStateLog()

@@ -29,6 +29,9 @@ func (s *Server) answerBatch(ctx context.Context, d *document, dst []byte, sum *
 			}
 		case pending != nil && pending[i] != nil:
 			p := pending[i]
+			if p.group != nil {
+				p.group.run() // forwarded calls of a batch run in order
+			}
 			<-p.done
 			dst = append(dst, p.answer...)
 			code = p.code
@@ -65,13 +68,20 @@ type pendingAnswer struct {
 	done   chan struct{}
 	answer []byte
 	code   int
+	group  *forwardGroup // forwarded calls to run on the first wait, in order
 }
 
 // startBlocking starts the batch's calls to Blocking methods, at most the
 // configured number at a time, when there are two or more of them, and
 // returns them with the function that cancels them. It returns no calls
-// when the batch runs in order.
+// when the batch runs in order. A batch with forwarded calls starts them
+// too (startForwarded).
 func (s *Server) startBlocking(ctx context.Context, items []request) ([]*pendingAnswer, context.CancelFunc) {
+	if fws := s.forwarders.Load(); fws != nil {
+		if pending, cancel, ok := s.startForwarded(ctx, items, *fws); ok {
+			return pending, cancel
+		}
+	}
 	if s.cfg.batchConcurrency < 2 {
 		return nil, noCancel
 	}
@@ -99,7 +109,14 @@ func (s *Server) countBlocking(items []request) int {
 func (s *Server) runBlocking(parent context.Context, items []request) ([]*pendingAnswer, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(parent)
 	pending := make([]*pendingAnswer, len(items))
-	slots := make(chan struct{}, s.cfg.batchConcurrency)
+	s.spawnBlocking(ctx, items, pending, make(chan struct{}, s.cfg.batchConcurrency))
+	return pending, cancel
+}
+
+// spawnBlocking starts a goroutine for each of the batch's calls to
+// Blocking methods, which waits for one of slots, and records it in
+// pending.
+func (s *Server) spawnBlocking(ctx context.Context, items []request, pending []*pendingAnswer, slots chan struct{}) {
 	for i := range items {
 		r := &items[i]
 		if e := s.lookup(r); e == nil || !e.blocking || r.invalid {
@@ -117,13 +134,15 @@ func (s *Server) runBlocking(parent context.Context, items []request) ([]*pendin
 			p.answer, p.code = s.answer(ctx, r, nil)
 		}()
 	}
-	return pending, cancel
 }
 
 // callsBlocking reports whether a document that read accepted calls a
 // Blocking method, so that a transport reading documents one after another
-// can run it elsewhere.
+// can run it elsewhere. A forwarded call counts as one.
 func (s *Server) callsBlocking(d *document) bool {
+	if fws := s.forwarders.Load(); fws != nil && s.forwardsAny(*fws, d) {
+		return true
+	}
 	if d.batch {
 		return s.countBlocking(d.items) > 0
 	}

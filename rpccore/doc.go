@@ -69,6 +69,15 @@
 // [Struct] maps params onto a struct's fields, and [Raw] hands the params
 // bytes to the method, which writes its own result.
 //
+// # Forwarding
+//
+// [Server.RegisterForwarder] hands a [Forwarder] the calls of methods known
+// by pattern rather than by name (the methods of another server, say):
+// those a pattern matches and no registered method serves. The calls of a
+// batch bound for one Forwarder reach it together, so that it can send
+// them on as one batch; the server keeps the clients' ids and puts each
+// answer in its request's place.
+//
 // # Context
 //
 // Every call receives the context given to Process: transports attach a

@@ -215,10 +215,7 @@ func (s *Server) answer(ctx context.Context, r *request, dst []byte) ([]byte, in
 	}
 	e := s.lookup(r)
 	if e == nil {
-		if r.id == nil {
-			return dst, 0
-		}
-		return appendErrorBodyAnswer(dst, errBodyNotFound, r.id), CodeMethodNotFound
+		return s.answerUnregistered(ctx, r, dst)
 	}
 	if s.cfg.gate != nil {
 		if err := s.cfg.gate(ctx, e.name); err != nil {

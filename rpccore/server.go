@@ -23,6 +23,8 @@ type Server struct {
 	cfg     config
 
 	subscriptions map[string]*subscriptionSources // by namespace, under mu
+
+	forwarders atomic.Pointer[[]*forwarder] // RegisterForwarder's, in order; nil when none
 }
 
 // entry is a registered method under its name.
