@@ -201,12 +201,9 @@ func (s *Subscription) Follow(hub Hub, topic string) error {
 	}
 	context.AfterFunc(s.ctx, unsubscribe)
 	if s.resume != nil {
-		msgs, ok, err := hh.History(s.ctx, topic, *s.resume)
-		if err != nil {
-			unsubscribe()
-			return err
-		}
-		if ok {
+		// A history that cannot be read now (its broker is away) cannot
+		// recover either: the answer says so, and live messages follow.
+		if msgs, ok, err := hh.History(s.ctx, topic, *s.resume); err == nil && ok {
 			f.last = *s.resume
 			s.Resumed(true, *s.resume)
 			go f.replay(msgs)
@@ -215,8 +212,7 @@ func (s *Subscription) Follow(hub Hub, topic string) error {
 	}
 	head, err := hh.Head(s.ctx, topic)
 	if err != nil {
-		unsubscribe()
-		return err
+		head = Position{} // no position to give; live messages still follow
 	}
 	s.Resumed(false, head)
 	f.last = head

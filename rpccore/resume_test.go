@@ -3,6 +3,7 @@ package rpccore_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -331,5 +332,29 @@ func TestResumeReadsTheHistoryAgainWhenLiveMessagesOverflow(t *testing.T) {
 	}
 	if n := hub.reads.Load(); n != 2 {
 		t.Fatalf("%d history reads; the burst overflowed what waits, so the history is read again", n)
+	}
+}
+
+// brokenHub keeps history it cannot read now.
+type brokenHub struct{ *rpccore.LocalHub }
+
+func (brokenHub) History(context.Context, string, rpccore.Position) ([]rpccore.Message, bool, error) {
+	return nil, false, errors.New("the broker is away")
+}
+
+func (brokenHub) Head(context.Context, string) (rpccore.Position, error) {
+	return rpccore.Position{}, errors.New("the broker is away")
+}
+
+func TestAResumeThatCannotReadTheHistoryIsNotRecovered(t *testing.T) {
+	hub := brokenHub{rpccore.NewLocalHubWithHistory(rpccore.HistoryLimits{MaxMessages: 10})}
+	c, _, _ := servePeer(t, demoServer(t, rpccore.WithHub(hub)), rpccore.PeerConfig{}, 4096)
+	a := subscribeObject(t, c, &rpccore.Position{Epoch: "e", Offset: 3})
+	if a.Recovered == nil || *a.Recovered || a.Position != nil {
+		t.Fatalf("answered %+v, want recovered false and no position", a)
+	}
+	publish(t, hub, 0, 1)
+	if n := recvNote(t, c); n.Params.Result != "0" {
+		t.Fatalf("live messages follow; got %q", n.Params.Result)
 	}
 }

@@ -480,6 +480,10 @@ func TestNATSHubResumeRecoversEveryMissedMessage(t *testing.T) {
 	history := &natshub.History{MaxMsgs: 10000}
 	a := newHub(t, n.URL, "resume", "node-a", history)
 	b := newHub(t, n.URL, "resume", "node-b", history)
+	eventually(t, "node a has its stream", func() bool {
+		head, err := a.Head(t.Context(), demo.ChatTopic)
+		return err == nil && head.Epoch != "" && !strings.HasPrefix(head.Epoch, "local-")
+	})
 	srv := demoServer(t, a)
 
 	first := connect(t, srv)

@@ -67,8 +67,10 @@ type node struct {
 	server                *exampleServer
 }
 
-// startNode starts a bin/caddy whose hub is hub.
-func startNode(t *testing.T, name, hub string) *node {
+// startNode starts a bin/caddy whose hub is hub. With joined, it waits
+// until the node's hub has reached NATS and its stream: until a
+// subscription's answer carries a position of the stream.
+func startNode(t *testing.T, name, hub string, joined bool) *node {
 	t.Helper()
 	admin, https, tcp := freePort(t), freePort(t), freePort(t)
 	n := &node{
@@ -81,10 +83,27 @@ func startNode(t *testing.T, name, hub string) *node {
 	}
 	n.server = startCaddy(t, n.caddyfile, n.admin, func() error {
 		c, err := net.Dial("tcp", n.tcp)
-		if err == nil {
-			c.Close()
+		if err != nil {
+			return err
 		}
-		return err
+		defer c.Close()
+		if !joined {
+			return nil
+		}
+		_ = c.SetDeadline(time.Now().Add(2 * time.Second))
+		if _, err := c.Write([]byte(streamCall("demo_subscribe", `{"name":"chat"}`, 1) + "\n")); err != nil {
+			return err
+		}
+		var answer struct {
+			Result nodeAnswer `json:"result"`
+		}
+		if err := json.NewDecoder(c).Decode(&answer); err != nil {
+			return err
+		}
+		if p := answer.Result.Position; len(p) == 0 || strings.Contains(string(p), `"local-`) {
+			return fmt.Errorf("the hub has not reached NATS yet (position %s)", p)
+		}
+		return nil
 	})
 	return n
 }
@@ -212,7 +231,7 @@ func twoNodes(t *testing.T, history int) (*natsServer, *node, *node) {
 	caddyBinary(t)
 	ns := startNATS(t)
 	hub := natsHub(ns.URL, history)
-	return ns, startNode(t, "a", hub), startNode(t, "b", hub)
+	return ns, startNode(t, "a", hub, true), startNode(t, "b", hub, true)
 }
 
 func TestNodesBroadcastAcrossNATS(t *testing.T) {
@@ -375,7 +394,7 @@ func TestNodesStartWithoutNATSAndJoinWhenItComes(t *testing.T) {
 	caddyBinary(t)
 	ns := newNATS(t)
 	hub := natsHub(ns.URL, 1000)
-	a, b := startNode(t, "a", hub), startNode(t, "b", hub)
+	a, b := startNode(t, "a", hub, false), startNode(t, "b", hub, false)
 	subA := dialChat(t, a)
 	subA.subscribe(nil, nil)
 	pubA := dialChat(t, a)
