@@ -1,6 +1,8 @@
 package natshub
 
 import (
+	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 
@@ -143,8 +145,14 @@ func (h *Hub) setup(t *topic) error {
 	h.mu.Lock()
 	t.sub = sub
 	h.mu.Unlock()
-	if h.nc.IsConnected() {
-		if err := h.flush(); err != nil && h.nc.IsConnected() {
+	// A flush cut short by a new session (the connection was made again
+	// meanwhile: NATS got the subscription with it) is tried in that one.
+	for tries := 0; h.nc.IsConnected(); tries++ {
+		err := h.flush()
+		if err == nil || !h.nc.IsConnected() {
+			break
+		}
+		if !errors.Is(err, context.Canceled) || tries == 2 {
 			return serverError("NATS did not confirm the subscription", err)
 		}
 	}
