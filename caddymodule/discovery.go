@@ -4,6 +4,7 @@ package caddymodule
 // endpoint, and registers it once the services are mounted.
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/openrpc"
@@ -32,8 +33,10 @@ type OpenRPCConfig struct {
 }
 
 // registerDiscovery adds rpc.discover to s unless c turns it off. It comes
-// after the services' methods, which the document describes.
-func registerDiscovery(s *rpccore.Server, c *OpenRPCConfig) error {
+// after the services' methods, which the document describes. Under methods
+// per identity, each caller is answered the document of its own methods,
+// each set's generated the first time one of its callers asks.
+func registerDiscovery(s *rpccore.Server, c *OpenRPCConfig, p *policy) error {
 	if c == nil {
 		c = new(OpenRPCConfig)
 	}
@@ -41,8 +44,22 @@ func registerDiscovery(s *rpccore.Server, c *OpenRPCConfig) error {
 		return nil
 	}
 	info := openrpc.Info{Title: c.Title, Version: c.Version, Description: c.Description}
-	if err := openrpc.Register(s, info); err != nil {
-		return fmt.Errorf("openrpc: %w", err)
+	if p == nil || p.identity == nil {
+		if err := openrpc.Register(s, info); err != nil {
+			return fmt.Errorf("openrpc: %w", err)
+		}
+		return nil
 	}
-	return nil
+	docs := openrpc.NewDocuments(s, info)
+	if _, err := docs.Get(p.identity.others, p.identity.others.lists); err != nil {
+		return fmt.Errorf("openrpc: %w", err) // a method that cannot be described fails the configuration
+	}
+	return s.RegisterExtension(openrpc.DiscoverMethod, rpccore.Func0(func(ctx context.Context) (rpccore.RawJSON, error) {
+		set := p.identity.others
+		if c, _ := ctx.Value(callerKey{}).(*caller); c != nil && c.methods != nil {
+			set = c.methods
+		}
+		doc, err := docs.Get(set, set.lists)
+		return rpccore.RawJSON(doc), err
+	}))
 }

@@ -120,7 +120,7 @@ func provisionEndpoint(ctx caddy.Context, owner any, o endpointOptions, peers pe
 	if err := mount(e.server, services); err != nil {
 		return nil, err
 	}
-	if err := registerDiscovery(e.server, o.openrpc); err != nil {
+	if err := registerDiscovery(e.server, o.openrpc, e.policy); err != nil {
 		return nil, err
 	}
 	methods := e.server.Methods()

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/openrpc"
 )
 
 // MethodIdentity gives callers their own method rules, chosen by the value
@@ -134,6 +136,12 @@ func (s *methodSet) resolve(methods []string) {
 			s.bits[i/64] |= 1 << (i % 64)
 		}
 	}
+}
+
+// lists reports whether the discovery document of the set's callers lists
+// the method name: every method they may call, and rpc.discover.
+func (s *methodSet) lists(name string) bool {
+	return name == openrpc.DiscoverMethod || s.rules.allows(name)
 }
 
 // has reports whether the set holds the method of index idx, or, for a

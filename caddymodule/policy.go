@@ -15,6 +15,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/openrpc"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
 )
 
@@ -178,7 +179,7 @@ func (p *policy) gate(ctx context.Context, method string) error {
 			idx = i
 		}
 	}
-	if c.methods != nil && !c.methods.has(idx, method) {
+	if c.methods != nil && !c.methods.has(idx, method) && method != openrpc.DiscoverMethod {
 		return rpccore.ErrMethodHidden
 	}
 	if len(p.zones) == 0 {

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -485,5 +486,43 @@ func TestHiddenMethodsSpendNothing(t *testing.T) {
 	rec = postFrom(t, h, "192.0.2.1:1", nil, alice, batchOf(3, "echo"))
 	if n := strings.Count(rec.Body.String(), "-32005"); n != 1 {
 		t.Fatalf("after hidden calls, alice's budget of 2: %s", rec.Body)
+	}
+}
+
+func TestDiscoveryListsEachCallersOwnMethods(t *testing.T) {
+	h := identityHandler(t)
+	discovered := func(user string) []string {
+		t.Helper()
+		var vars map[string]any
+		if user != "" {
+			vars = map[string]any{"http.auth.user.id": user}
+		}
+		body := postFrom(t, h, "192.0.2.1:1", nil, vars, `{"jsonrpc":"2.0","method":"rpc.discover","id":1}`).Body.Bytes()
+		var answer struct {
+			Result struct {
+				Methods []struct{ Name string } `json:"methods"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal(body, &answer); err != nil || len(answer.Result.Methods) == 0 {
+			t.Fatalf("%q: rpc.discover answered %s", user, body)
+		}
+		var names []string
+		for _, m := range answer.Result.Methods {
+			names = append(names, m.Name)
+		}
+		return names
+	}
+	for user, want := range map[string]string{
+		"bob":   "echo rpc.discover whoami",
+		"carol": "echo rpc.discover",
+		"":      "echo rpc.discover",
+	} {
+		if got := strings.Join(discovered(user), " "); got != want {
+			t.Errorf("%q discovers %s, want %s", user, got, want)
+		}
+	}
+	alice := discovered("alice")
+	if slices.Contains(alice, "boom") || !slices.Contains(alice, "big") || !slices.Contains(alice, "rpc.discover") {
+		t.Errorf("alice discovers %v: every method but boom", alice)
 	}
 }

@@ -36,34 +36,41 @@ func discoverMethod() method {
 // has rpc.discover, or when a method cannot be described (a default that
 // does not encode).
 func Register(s *rpccore.Server, info Info) error {
-	docs := &documents{server: s, info: info}
-	doc, err := docs.get("", nil)
+	docs := NewDocuments(s, info)
+	doc, err := docs.Get(nil, nil)
 	if err != nil {
 		return err
 	}
 	answer := rpccore.RawJSON(doc)
 	// Every caller sees the same methods, so one document serves them all.
-	// A caller with methods of its own would be answered
-	// docs.get(key, include), key naming its set of methods.
 	return s.RegisterExtension(DiscoverMethod, rpccore.Func0(func(context.Context) (rpccore.RawJSON, error) {
 		return answer, nil
 	}))
 }
 
-// documents keeps the documents of one server, one per set of visible
-// methods, each generated the first time it is asked for.
-type documents struct {
+// Documents keeps the documents of one server, one per set of visible
+// methods, each generated the first time it is asked for: a server whose
+// callers see methods of their own answers each the document of its
+// methods, generated once per set, not per call.
+type Documents struct {
 	server *rpccore.Server
 	info   Info
 
 	mu    sync.Mutex
-	byKey map[string][]byte
+	byKey map[any][]byte
 }
 
-// get returns the document of the methods include accepts (every method
+// NewDocuments returns the documents of s, none generated yet. Ask for
+// them once every method is registered.
+func NewDocuments(s *rpccore.Server, info Info) *Documents {
+	return &Documents{server: s, info: info}
+}
+
+// Get returns the document of the methods include accepts (every method
 // when it is nil), which key names: callers that see the same methods
-// pass the same key and share one document.
-func (d *documents) get(key string, include func(string) bool) ([]byte, error) {
+// pass the same key (comparable, such as a pointer to their rules) and
+// share one document.
+func (d *Documents) Get(key any, include func(string) bool) ([]byte, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if doc, ok := d.byKey[key]; ok {
@@ -74,7 +81,7 @@ func (d *documents) get(key string, include func(string) bool) ([]byte, error) {
 		return nil, err
 	}
 	if d.byKey == nil {
-		d.byKey = map[string][]byte{}
+		d.byKey = map[any][]byte{}
 	}
 	d.byKey[key] = doc
 	return doc, nil
