@@ -202,12 +202,26 @@ func compileGlob(pattern string) (methodGlob, error) {
 func (g *methodGlob) match(method []byte) bool {
 	switch g.kind {
 	case globLiteral:
-		return bytes.Equal(method, g.literal)
+		return string(method) == string(g.literal)
 	case globPrefix:
-		return bytes.HasPrefix(method, g.literal) && bytes.IndexByte(method[len(g.literal):], '/') < 0
+		if len(method) < len(g.literal) || string(method[:len(g.literal)]) != string(g.literal) {
+			return false
+		}
+		return !hasSlash(method[len(g.literal):]) // `*` does not match '/', as in path.Match
 	}
 	ok, _ := path.Match(g.pattern, string(method))
 	return ok
+}
+
+// hasSlash reports whether b holds a '/'. Method names are short: a loop
+// costs less than a call to bytes.IndexByte.
+func hasSlash(b []byte) bool {
+	for _, c := range b {
+		if c == '/' {
+			return true
+		}
+	}
+	return false
 }
 
 // CELLibrary makes the matcher usable in CEL expressions:

@@ -160,3 +160,17 @@ func TestMatcherInCELExpressions(t *testing.T) {
 		}
 	}
 }
+
+func TestHasSlash(t *testing.T) {
+	for _, s := range []string{"", "a", "abcdefg", "abcdefgh", "abcdefghijklmnopq", "\x2e\x30\xaf\x2f"} {
+		for i := 0; i <= len(s); i++ {
+			b := []byte(s[:i] + "/" + s[i:])
+			if !hasSlash(b) {
+				t.Errorf("hasSlash(%q) = false", b)
+			}
+		}
+		if hasSlash([]byte(s)) != strings.Contains(s, "/") {
+			t.Errorf("hasSlash(%q) wrong", s)
+		}
+	}
+}

@@ -22,6 +22,7 @@ import (
 // policy is an endpoint's rate limits and per-identity methods.
 type policy struct {
 	index    map[string]int32 // the registered methods, by name, at provisioning
+	quick    [256]quickIndex  // most of index, found without hashing: see methodIndex
 	keys     []keyTemplate    // the distinct keys of the zones and the identity
 	zones    []*zone          // in name order
 	identity *identityMethods // nil: every caller sees the same methods
@@ -70,8 +71,15 @@ func (p *policy) keyIndex(text string) int {
 // resolve compiles the zones' costs and the identities' method sets over
 // the methods the server registered. It must be called before serving.
 func (p *policy) resolve(methods []string) {
+	clashes := map[int]bool{}
 	for i, m := range methods {
 		p.index[m] = int32(i)
+		slot := quickSlot(m)
+		if p.quick[slot].name != "" || clashes[slot] {
+			p.quick[slot], clashes[slot] = quickIndex{}, true // shared: the map decides
+			continue
+		}
+		p.quick[slot] = quickIndex{name: m, idx: int32(i)}
 	}
 	for _, z := range p.zones {
 		z.resolve(methods)
@@ -79,6 +87,35 @@ func (p *policy) resolve(methods []string) {
 	if p.identity != nil {
 		p.identity.resolve(methods)
 	}
+}
+
+// quickIndex is a method's index in a slot that no other method shares.
+type quickIndex struct {
+	name string
+	idx  int32
+}
+
+// quickSlot places a method name in one of 256 slots, from its length and
+// its first and last bytes.
+func quickSlot(name string) int {
+	n := len(name)
+	if n == 0 {
+		return 0
+	}
+	return (n*7 + int(name[0])*3 + int(name[n-1])) & 255
+}
+
+// methodIndex returns the index of method, or -1 for a method registered
+// after provisioning. Most methods are found by one comparison, with no
+// hashing: the gate runs on every call.
+func (p *policy) methodIndex(method string) int32 {
+	if q := &p.quick[quickSlot(method)]; q.name == method && q.name != "" {
+		return q.idx
+	}
+	if i, known := p.index[method]; known {
+		return i
+	}
+	return -1
 }
 
 // caller is one HTTP request's or connection's standing: its counter in
@@ -175,9 +212,7 @@ func (p *policy) gate(ctx context.Context, method string) error {
 	}
 	idx := int32(-1) // unknown: the patterns decide (a method registered after provisioning)
 	if p.byMethod {
-		if i, known := p.index[method]; known {
-			idx = i
-		}
+		idx = p.methodIndex(method)
 	}
 	if c.methods != nil && !c.methods.has(idx, method) && method != openrpc.DiscoverMethod {
 		return rpccore.ErrMethodHidden
