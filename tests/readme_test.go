@@ -130,3 +130,15 @@ func TestReadmePolicyJSONIsTheAdaptedCaddyfile(t *testing.T) {
 		})
 	}
 }
+
+func TestReadmeNodesCaddyfileAdapts(t *testing.T) {
+	adapted, warnings, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(readmeBlock(t, "<!-- readme:nodes -->")), nil)
+	if err != nil || len(warnings) > 0 {
+		t.Fatalf("the README's two-node Caddyfile: %v %v", err, warnings)
+	}
+	for _, want := range []string{`"hub":"nats"`, `"urls":["nats://127.0.0.1:4222"]`, `"max_msgs":10000`} {
+		if !strings.Contains(string(adapted), want) {
+			t.Errorf("the adapted configuration lacks %s:\n%s", want, adapted)
+		}
+	}
+}
