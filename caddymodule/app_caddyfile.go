@@ -40,7 +40,8 @@ func parseGlobalOption(d *caddyfile.Dispenser, _ any) (any, error) {
 //	            identity <placeholder> { <value> { allow|deny <patterns...> } }
 //	        }
 //	        rate_limit {
-//	            zone <name> { key, events, window, methods, cost, max_keys }
+//	            sync_interval <duration>
+//	            zone <name> { key, events, window, methods, cost, max_keys, local }
 //	        }
 //	        openrpc off
 //	        openrpc {

@@ -51,6 +51,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	        }
 //	    }
 //	    rate_limit {
+//	        sync_interval <duration>
 //	        zone <name> {
 //	            key      <placeholder>
 //	            events   <events>
@@ -58,6 +59,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	            methods  <patterns...>
 //	            cost     <pattern> <events>
 //	            max_keys <keys>
+//	            local
 //	        }
 //	    }
 //	    openrpc off

@@ -88,7 +88,7 @@ func provisionEndpoint(ctx caddy.Context, owner any, o endpointOptions, peers pe
 	if err != nil {
 		return nil, err
 	}
-	pol, err := newPolicy(ctx, o)
+	pol, err := newPolicy(ctx, o, hub, *logger)
 	if err != nil {
 		return nil, err
 	}

@@ -12,8 +12,10 @@ import (
 	"maps"
 	"slices"
 	"sync/atomic"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
+	"go.uber.org/zap"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/openrpc"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
@@ -30,8 +32,9 @@ type policy struct {
 }
 
 // newPolicy provisions the rate limits and the identity of o; nil when it
-// has neither.
-func newPolicy(ctx caddy.Context, o endpointOptions) (*policy, error) {
+// has neither. Its zones share their counts through hub when it carries
+// rate limit reports (the NATS hub), logging to log.
+func newPolicy(ctx caddy.Context, o endpointOptions, hub rpccore.Hub, log *zap.Logger) (*policy, error) {
 	var identity *MethodIdentity
 	if o.methods != nil {
 		identity = o.methods.Identity
@@ -41,9 +44,13 @@ func newPolicy(ctx caddy.Context, o endpointOptions) (*policy, error) {
 	}
 	p := &policy{index: map[string]int32{}, byMethod: identity != nil}
 	if rl := o.rateLimit; rl != nil {
+		var sh *sharing
+		if s, ok := hub.(LimitSharer); ok {
+			sh = &sharing{hub: s, interval: time.Duration(rl.SyncInterval), log: log}
+		}
 		for _, name := range slices.Sorted(maps.Keys(rl.Zones)) {
 			cfg := rl.Zones[name]
-			z, err := newZone(ctx, name, cfg, p.keyIndex(cfg.key()))
+			z, err := newZone(ctx, name, cfg, p.keyIndex(cfg.key()), sh)
 			if err != nil {
 				return nil, err
 			}

@@ -36,18 +36,33 @@ const (
 // its batch still run; a notification over it is dropped. Over HTTP, a
 // request all of whose calls a limit refused is answered `429 Too Many
 // Requests` with `Retry-After` (seconds), and still the JSON-RPC answer.
+//
+// With the NATS hub, every zone but a local one is shared by the nodes of
+// the hub (the same NATS, the same subject_prefix): each node decides
+// from its own counts plus what the others reported, and reports what it
+// spent every sync interval. The nodes may together admit, beyond the
+// zone's budget, what the others admitted in their last sync interval and
+// had not reported yet.
 type RateLimit struct {
 	// The zones, by name. A call runs only if every zone that counts its
 	// method has room for it; zones of the same name with the same events,
-	// window and max_keys share their counts, across handlers, stream
-	// listeners and configuration reloads.
+	// window, max_keys and sharing share their counts, across handlers,
+	// stream listeners and configuration reloads.
 	Zones map[string]*RateLimitZone `json:"zones,omitempty"`
+
+	// How often each node reports what its shared zones spent to the
+	// other nodes of the NATS hub; ignored without it. At least 10ms.
+	// Default: 1s, or a tenth of the zone's window when that is shorter
+	// (at least 10ms).
+	SyncInterval caddy.Duration `json:"sync_interval,omitempty"`
 }
 
 // RateLimitZone allows each key a number of events per window. The count
 // works as a generic cell rate algorithm: a key may spend its whole budget
 // at once and regains one event every window/events, so over any long run
-// it gets at most events per window. The counts are kept in this process.
+// it gets at most events per window. The counts are kept in this process,
+// and shared with the other nodes of the NATS hub when the endpoint has
+// one and the zone is not local.
 type RateLimitZone struct {
 	// What calls are counted by: a Caddy placeholder, or text with
 	// placeholders, such as `{http.request.remote.host}` (the client's IP
@@ -79,6 +94,10 @@ type RateLimitZone struct {
 	// it forget keys whose budget is whole again (forgetting them changes
 	// nothing), and then those nearest to whole. Default: 100000.
 	MaxKeys int `json:"max_keys,omitempty"`
+
+	// Keeps the zone's counts in this process even when the endpoint's
+	// hub is NATS: each node gives each key the whole budget.
+	Local bool `json:"local,omitempty"`
 }
 
 // RateLimitCost is what a call to the methods a pattern matches spends.
@@ -93,6 +112,10 @@ type RateLimitCost struct {
 func (rl *RateLimit) check() error {
 	if len(rl.Zones) == 0 {
 		return fmt.Errorf("rate_limit: no zone")
+	}
+	if rl.SyncInterval != 0 && time.Duration(rl.SyncInterval) < MinRateLimitSyncInterval {
+		return fmt.Errorf("rate_limit sync_interval: must be at least %s, got %s",
+			MinRateLimitSyncInterval, time.Duration(rl.SyncInterval))
 	}
 	for _, name := range slices.Sorted(maps.Keys(rl.Zones)) {
 		if err := rl.Zones[name].check(); err != nil {
@@ -186,16 +209,28 @@ type zone struct {
 // configuration was.
 var zoneStores = caddy.NewUsagePool()
 
-// newZone provisions the zone name; its store is given up when ctx ends.
-func newZone(ctx caddy.Context, name string, cfg *RateLimitZone, keyIdx int) (*zone, error) {
+// newZone provisions the zone name, shared through sh unless sh is nil or
+// the zone is local; its store is given up when ctx ends.
+func newZone(ctx caddy.Context, name string, cfg *RateLimitZone, keyIdx int, sh *sharing) (*zone, error) {
 	maxKeys := cfg.MaxKeys
 	if maxKeys == 0 {
 		maxKeys = DefaultRateLimitMaxKeys
 	}
+	window := time.Duration(cfg.Window)
 	poolKey := name + "|" + strconv.FormatInt(cfg.Events, 10) + "|" + strconv.FormatInt(int64(cfg.Window), 10) +
 		"|" + strconv.Itoa(maxKeys)
+	if cfg.Local {
+		sh = nil
+	}
+	if sh != nil {
+		poolKey += fmt.Sprintf("|shared %p %d", sh.hub, sh.syncInterval(window))
+	}
 	v, _, err := zoneStores.LoadOrNew(poolKey, func() (caddy.Destructor, error) {
-		return newLocalStore(cfg.Events, time.Duration(cfg.Window), maxKeys), nil
+		local := newLocalStore(cfg.Events, window, maxKeys)
+		if sh == nil {
+			return local, nil
+		}
+		return newSharedStore(local, name, window, sh)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("rate_limit zone %s: %w", name, err)

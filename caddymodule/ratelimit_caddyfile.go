@@ -5,6 +5,7 @@ package caddymodule
 
 import (
 	"strconv"
+	"time"
 
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
@@ -13,6 +14,7 @@ import (
 // parseRateLimit reads the rate_limit block:
 //
 //	rate_limit {
+//	    sync_interval <duration>
 //	    zone <name> {
 //	        key      <placeholder text>
 //	        events   <events>
@@ -20,19 +22,34 @@ import (
 //	        methods  <patterns...>
 //	        cost     <pattern> <events>
 //	        max_keys <keys>
+//	        local
 //	    }
 //	}
 //
 // zone may be repeated, each name once; methods and cost may be repeated
 // (the patterns add up, and the first cost whose pattern matches applies).
+// sync_interval and local matter only with the NATS hub.
 func parseRateLimit(d *caddyfile.Dispenser) (*RateLimit, error) {
 	if d.NextArg() {
 		return nil, d.Err("rate_limit: takes a block of zones, not arguments")
 	}
 	rl := &RateLimit{Zones: map[string]*RateLimitZone{}}
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		if d.Val() == "sync_interval" {
+			if rl.SyncInterval != 0 {
+				return nil, d.Err("rate_limit sync_interval: specified twice")
+			}
+			var err error
+			if rl.SyncInterval, err = parseDuration(d); err != nil {
+				return nil, d.Errf("rate_limit %v", err)
+			}
+			if time.Duration(rl.SyncInterval) < MinRateLimitSyncInterval {
+				return nil, d.Errf("rate_limit sync_interval: must be at least %s", MinRateLimitSyncInterval)
+			}
+			continue
+		}
 		if d.Val() != "zone" {
-			return nil, d.Errf("rate_limit: unrecognized option %q (want zone)", d.Val())
+			return nil, d.Errf("rate_limit: unrecognized option %q (want zone or sync_interval)", d.Val())
 		}
 		var name string
 		if !d.AllArgs(&name) {
@@ -81,6 +98,11 @@ func parseZone(d *caddyfile.Dispenser, name string) (*RateLimitZone, error) {
 			z.Window, err = parseDuration(d)
 		case "max_keys":
 			z.MaxKeys, err = parseCount(d)
+		case "local":
+			if d.NextArg() {
+				return nil, d.Errf("rate_limit zone %s local: takes no arguments", name)
+			}
+			z.Local = true
 		case "methods":
 			patterns := d.RemainingArgs()
 			if len(patterns) == 0 {

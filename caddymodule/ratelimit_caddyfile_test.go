@@ -26,7 +26,9 @@ func TestParseRateLimit(t *testing.T) {
 				methods eth_* net_*
 				methods web3_*
 				max_keys 5000
+				local
 			}
+			sync_interval 250ms
 		}
 	}`))
 	if err != nil {
@@ -37,7 +39,7 @@ func TestParseRateLimit(t *testing.T) {
 		`"per_client":{"key":"{http.request.remote.host}","events":50,"window":60000000000,` +
 		`"costs":[{"method":"eth_getLogs","cost":10},{"method":"eth_call","cost":2}]},` +
 		`"per_key":{"key":"{http.request.header.X-Api-Key}","events":1000,"window":3600000000000,` +
-		`"methods":["eth_*","net_*","web3_*"],"max_keys":5000}}}}`
+		`"methods":["eth_*","net_*","web3_*"],"max_keys":5000,"local":true}},"sync_interval":250000000}}`
 	if !jsonEqual(t, got, []byte(want)) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
@@ -102,6 +104,10 @@ func TestParseRateLimitErrors(t *testing.T) {
 		{"cost not a number", zone("cost eth_call lots"), `rate_limit zone z cost eth_call: invalid number "lots"`},
 		{"cost over events", zone("cost eth_call 11"), "cost eth_call: 11 is more than the zone's 10 events"},
 		{"bad pattern", zone("methods [x"), "methods: bad pattern"},
+		{"local with an argument", zone("local yes"), "rate_limit zone z local: takes no arguments"},
+		{"sync_interval too short", "jsonrpc {\n rate_limit {\n sync_interval 1ms\n}\n}", "rate_limit sync_interval: must be at least 10ms"},
+		{"sync_interval twice", "jsonrpc {\n rate_limit {\n sync_interval 1s\n sync_interval 2s\n}\n}", "rate_limit sync_interval: specified twice"},
+		{"bad sync_interval", "jsonrpc {\n rate_limit {\n sync_interval soon\n}\n}", `rate_limit sync_interval: invalid duration "soon"`},
 		{"unknown option", zone("burst 5"), `rate_limit zone z: unrecognized option "burst"`},
 		{"twice", "jsonrpc {\n rate_limit {\n zone a {\n events 1\n window 1s\n}\n}\n rate_limit {\n zone b {\n events 1\n window 1s\n}\n}\n}",
 			"rate_limit: specified twice"},

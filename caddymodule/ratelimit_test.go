@@ -74,13 +74,13 @@ func TestRateLimitZoneStoresOutliveAReload(t *testing.T) {
 	cfg := &RateLimitZone{Events: 1, Window: caddy.Duration(time.Hour)}
 	ctx1, cancel1 := caddy.NewContext(caddy.Context{Context: context.Background()})
 	registerCollectors(ctx1.GetMetricsRegistry())
-	z1, err := newZone(ctx1, "reload_test", cfg, 0)
+	z1, err := newZone(ctx1, "reload_test", cfg, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx2, cancel2 := caddy.NewContext(caddy.Context{Context: context.Background()})
 	defer cancel2()
-	z2, err := newZone(ctx2, "reload_test", cfg, 0)
+	z2, err := newZone(ctx2, "reload_test", cfg, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestRateLimitZoneStoresOutliveAReload(t *testing.T) {
 	if z1.store != z2.store {
 		t.Fatal("the new configuration counts in a store of its own")
 	}
-	other, err := newZone(ctx2, "reload_test", &RateLimitZone{Events: 2, Window: caddy.Duration(time.Hour)}, 0)
+	other, err := newZone(ctx2, "reload_test", &RateLimitZone{Events: 2, Window: caddy.Duration(time.Hour)}, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestRateLimitRefusalData(t *testing.T) {
 	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
 	defer cancel()
 	registerCollectors(ctx.GetMetricsRegistry())
-	z, err := newZone(ctx, `data "test"`, &RateLimitZone{Events: 1, Window: caddy.Duration(time.Second)}, 0)
+	z, err := newZone(ctx, `data "test"`, &RateLimitZone{Events: 1, Window: caddy.Duration(time.Second)}, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

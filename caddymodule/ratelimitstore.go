@@ -15,8 +15,8 @@ import (
 )
 
 // limiterStore holds the counters of one zone, by key. The local store
-// counts in this process only; a store shared across nodes (through the
-// NATS hub) would implement the same two interfaces.
+// counts in this process only; the shared store (ratelimitshare.go) is a
+// local store that also counts what the other nodes report.
 type limiterStore interface {
 	// acquire returns the counter of key, made when missing. The caller
 	// holds it until release: a held counter is never forgotten.
@@ -56,6 +56,7 @@ type localStore struct {
 	interval int64 // nanoseconds per event
 	burst    int64 // interval × events: how far ahead the arrival time may run
 	perShard int   // the most keys a shard keeps while none is free to forget
+	track    bool  // whether counters keep what they spent since the last drain
 	seed     maphash.Seed
 	shards   [storeShards]storeShard
 }
@@ -70,6 +71,7 @@ type storeShard struct {
 // localCounter is one key's count in a local store.
 type localCounter struct {
 	tat   atomic.Int64 // theoretical arrival time, monoNow nanoseconds
+	spent atomic.Int64 // events taken since the last drain, when the store tracks them
 	refs  atomic.Int32 // holds: callers between acquire and release
 	store *localStore
 }
@@ -108,10 +110,10 @@ func (s *localStore) acquire(key string) limiterCounter {
 
 // forget makes room in a full shard, with its lock held. It forgets every
 // key that nobody holds and whose budget is whole again (forgetting it
-// changes nothing); when that frees less than a sixteenth of the shard, it
-// also forgets the unheld keys nearest to whole until it has, so that the
-// next keys go in without a sweep. Held keys stay: there are at most as
-// many as requests and connections in flight.
+// changes nothing) and nothing unreported; when that frees less than a
+// sixteenth of the shard, it also forgets the unheld keys nearest to whole
+// until it has, so that the next keys go in without a sweep. Held keys
+// stay: there are at most as many as requests and connections in flight.
 func (sh *storeShard) forget(now int64) {
 	want := max(len(sh.m)/16, 1)
 	freed := 0
@@ -120,7 +122,7 @@ func (sh *storeShard) forget(now int64) {
 		if c.refs.Load() > 0 {
 			continue
 		}
-		if tat := c.tat.Load(); tat > now {
+		if tat := c.tat.Load(); tat > now || c.spent.Load() != 0 {
 			busy = append(busy, forgettable{k, tat})
 			continue
 		}
@@ -164,16 +166,65 @@ func (c *localCounter) take(now, cost int64) int64 {
 			return wait
 		}
 		if c.tat.CompareAndSwap(tat, next) {
+			if c.store.track {
+				c.spent.Add(cost)
+			}
 			return 0
 		}
 	}
 }
 
 // refund implements limiterCounter.
-func (c *localCounter) refund(cost int64) { c.tat.Add(-cost * c.store.interval) }
+func (c *localCounter) refund(cost int64) {
+	c.tat.Add(-cost * c.store.interval)
+	if c.store.track {
+		c.spent.Add(-cost)
+	}
+}
 
 // release implements limiterCounter.
 func (c *localCounter) release() { c.refs.Add(-1) }
+
+// drain hands each key's events spent since the last drain to add, and
+// starts counting them again from zero. It holds one shard's lock at a
+// time, so add must be quick. A refund that came after the drain of its
+// event is kept, to offset the next events.
+func (s *localStore) drain(add func(key string, events int64)) {
+	for i := range s.shards {
+		sh := &s.shards[i]
+		sh.mu.Lock()
+		for k, c := range sh.m {
+			if c.spent.Load() == 0 {
+				continue
+			}
+			n := c.spent.Swap(0)
+			if n < 0 {
+				c.spent.Add(n)
+				continue
+			}
+			add(k, n)
+		}
+		sh.mu.Unlock()
+	}
+}
+
+// absorb counts events that another node spent on key, at now, refusing
+// none: the key's budget may run below empty, and then waits for it to
+// refill. It owes at most one window beyond an empty budget, so that
+// nodes that overspent a key together (each before hearing of the others)
+// refuse it for at most two windows.
+func (s *localStore) absorb(key string, events, now int64) {
+	c := s.acquire(key).(*localCounter)
+	inc := min(events, s.burst/s.interval) * s.interval
+	for {
+		tat := c.tat.Load()
+		next := min(max(tat, now)+inc, now+2*s.burst)
+		if next <= tat || c.tat.CompareAndSwap(tat, next) {
+			break
+		}
+	}
+	c.release()
+}
 
 // Destruct implements caddy.Destructor: a local store holds nothing to
 // close.

@@ -104,7 +104,7 @@ func TestReadmeClientProgramIsTheTestedOne(t *testing.T) {
 }
 
 func TestReadmePolicyJSONIsTheAdaptedCaddyfile(t *testing.T) {
-	for _, section := range []string{"rate_limit", "identity"} {
+	for _, section := range []string{"rate_limit", "rate_limit_shared", "identity"} {
 		t.Run(section, func(t *testing.T) {
 			adapted, warnings, err := caddyconfig.GetAdapter("caddyfile").Adapt(
 				[]byte(readmeBlock(t, "<!-- readme:"+section+":caddyfile -->")), nil)

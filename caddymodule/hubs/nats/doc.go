@@ -28,4 +28,8 @@
 // at once and waits in a bounded queue (max_pending) to go to NATS, in
 // order, once it is back; a publish finding the queue full is refused with
 // an error and reaches no one. See Hub for what subscribers see then.
+//
+// Hub.ShareLimits carries the reports with which the handler's rate limit
+// zones share their counts, over core NATS on <prefix>.rl.<zone>, at most
+// once and never queued.
 package natshub

@@ -151,8 +151,9 @@ func (m *Module) Cleanup() error {
 
 // Interface guards
 var (
-	_ caddymodule.HubModule = (*Module)(nil)
-	_ caddy.Provisioner     = (*Module)(nil)
-	_ caddy.CleanerUpper    = (*Module)(nil)
-	_ caddy.Destructor      = (*Hub)(nil)
+	_ caddymodule.HubModule   = (*Module)(nil)
+	_ caddy.Provisioner       = (*Module)(nil)
+	_ caddy.CleanerUpper      = (*Module)(nil)
+	_ caddy.Destructor        = (*Hub)(nil)
+	_ caddymodule.LimitSharer = (*Hub)(nil)
 )
