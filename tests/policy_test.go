@@ -64,7 +64,11 @@ https://localhost:{{https}} {
 	jsonrpc /plain {
 		service demo
 	}
-	jsonrpc /zoned {
+	@zoned {
+		path /zoned
+		jsonrpc_method sub* eth_get*
+	}
+	jsonrpc @zoned {
 		service demo
 		rate_limit {
 			zone overhead {
@@ -279,9 +283,10 @@ func TestBinaryMethodsByBasicAuthUser(t *testing.T) {
 	}
 }
 
-// TestBinaryRateLimitOverheadHTTPS measures what one rate limit zone
-// costs an HTTPS endpoint: batches of 10 calls to /plain and to /zoned
-// (the same endpoint with a zone counting every call) from the same
+// TestBinaryRateLimitOverheadHTTPS measures what a jsonrpc_method matcher
+// and one rate limit zone cost an HTTPS endpoint: batches of 10 calls to
+// /plain and to /zoned (the same endpoint behind the matcher, with a zone
+// counting every call) from the same
 // clients, in pairs of short rounds (each pair in the other order than the
 // last), and the median of the pairs' ratios, so that a passing load on
 // the machine skews one pair rather than the result. It runs when
