@@ -325,18 +325,27 @@ func parseIdentity(d *caddyfile.Dispenser) (*MethodIdentity, error) {
 	return id, nil
 }
 
+// parseOff reads the `off` of `<option> off`, and reports whether it was
+// there: otherwise a block may follow.
+func parseOff(d *caddyfile.Dispenser, option string) (off bool, err error) {
+	if !d.NextArg() {
+		return false, nil
+	}
+	if d.Val() != "off" || d.NextArg() {
+		return false, d.Errf("%s: unexpected argument %q (want off, or a block)", option, d.Val())
+	}
+	if d.NextBlock(d.Nesting()) {
+		return false, d.Errf("%s off: takes no block", option)
+	}
+	return true, nil
+}
+
 // parseWebSocket reads `websocket off` or the websocket block.
 func parseWebSocket(d *caddyfile.Dispenser) (*WebSocketConfig, error) {
 	c := new(WebSocketConfig)
-	if d.NextArg() {
-		if d.Val() != "off" || d.NextArg() {
-			return nil, d.Errf("websocket: unexpected argument %q (want off, or a block)", d.Val())
-		}
-		if d.NextBlock(d.Nesting()) {
-			return nil, d.Err("websocket off: takes no block")
-		}
-		c.Disabled = true
-		return c, nil
+	if off, err := parseOff(d, "websocket"); off || err != nil {
+		c.Disabled = off
+		return c, err
 	}
 	seen := make(map[string]bool)
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
@@ -391,15 +400,9 @@ func parseWebSocket(d *caddyfile.Dispenser) (*WebSocketConfig, error) {
 // parseOpenRPC reads `openrpc off` or the openrpc block.
 func parseOpenRPC(d *caddyfile.Dispenser) (*OpenRPCConfig, error) {
 	c := new(OpenRPCConfig)
-	if d.NextArg() {
-		if d.Val() != "off" || d.NextArg() {
-			return nil, d.Errf("openrpc: unexpected argument %q (want off, or a block)", d.Val())
-		}
-		if d.NextBlock(d.Nesting()) {
-			return nil, d.Err("openrpc off: takes no block")
-		}
-		c.Disabled = true
-		return c, nil
+	if off, err := parseOff(d, "openrpc"); off || err != nil {
+		c.Disabled = off
+		return c, err
 	}
 	seen := make(map[string]bool)
 	for nesting := d.Nesting(); d.NextBlock(nesting); {

@@ -45,8 +45,15 @@ func TestReadmeServiceIsTheTestedOne(t *testing.T) {
 }
 
 func TestReadmeJSONIsTheAdaptedCaddyfile(t *testing.T) {
-	adapted, warnings, err := caddyconfig.GetAdapter("caddyfile").Adapt(
-		[]byte(readmeBlock(t, "<!-- readme:caddyfile -->")), nil)
+	checkReadmeJSON(t, "<!-- readme:caddyfile -->", "<!-- readme:json -->")
+}
+
+// checkReadmeJSON fails unless the README's JSON block after jsonMarker is
+// the jsonrpc handler that the Caddyfile block after caddyfileMarker
+// adapts to.
+func checkReadmeJSON(t *testing.T, caddyfileMarker, jsonMarker string) {
+	t.Helper()
+	adapted, warnings, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(readmeBlock(t, caddyfileMarker)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,12 +69,12 @@ func TestReadmeJSONIsTheAdaptedCaddyfile(t *testing.T) {
 		t.Fatalf("no jsonrpc handler in %s", adapted)
 	}
 	var want any
-	if err := json.Unmarshal([]byte(readmeBlock(t, "<!-- readme:json -->")), &want); err != nil {
+	if err := json.Unmarshal([]byte(readmeBlock(t, jsonMarker)), &want); err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(got, want) {
 		b, _ := json.MarshalIndent(got, "", "\t")
-		t.Errorf("the README's JSON differs from the adapted Caddyfile's handler:\n%s", b)
+		t.Errorf("the README's JSON after %s differs from the handler its Caddyfile adapts to:\n%s", jsonMarker, b)
 	}
 }
 
@@ -106,27 +113,7 @@ func TestReadmeClientProgramIsTheTestedOne(t *testing.T) {
 func TestReadmePolicyJSONIsTheAdaptedCaddyfile(t *testing.T) {
 	for _, section := range []string{"rate_limit", "rate_limit_shared", "identity"} {
 		t.Run(section, func(t *testing.T) {
-			adapted, warnings, err := caddyconfig.GetAdapter("caddyfile").Adapt(
-				[]byte(readmeBlock(t, "<!-- readme:"+section+":caddyfile -->")), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(warnings) > 0 {
-				t.Errorf("warnings: %v", warnings)
-			}
-			var config any
-			if err := json.Unmarshal(adapted, &config); err != nil {
-				t.Fatal(err)
-			}
-			got := findHandler(config, "jsonrpc")
-			var want any
-			if err := json.Unmarshal([]byte(readmeBlock(t, "<!-- readme:"+section+":json -->")), &want); err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, want) {
-				b, _ := json.MarshalIndent(got, "", "\t")
-				t.Errorf("the README's JSON differs from the adapted Caddyfile's handler:\n%s", b)
-			}
+			checkReadmeJSON(t, "<!-- readme:"+section+":caddyfile -->", "<!-- readme:"+section+":json -->")
 		})
 	}
 }

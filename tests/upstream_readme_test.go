@@ -4,36 +4,12 @@ package tests
 // JSON is what its Caddyfile adapts to, and bin/caddy has the module.
 
 import (
-	"encoding/json"
-	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/caddyserver/caddy/v2/caddyconfig"
 )
 
 func TestReadmeUpstreamJSONIsTheAdaptedCaddyfile(t *testing.T) {
-	adapted, warnings, err := caddyconfig.GetAdapter("caddyfile").Adapt(
-		[]byte(readmeBlock(t, "<!-- readme:upstream-caddyfile -->")), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(warnings) > 0 {
-		t.Errorf("warnings: %v", warnings)
-	}
-	var config any
-	if err := json.Unmarshal(adapted, &config); err != nil {
-		t.Fatal(err)
-	}
-	got := findHandler(config, "jsonrpc")
-	var want any
-	if err := json.Unmarshal([]byte(readmeBlock(t, "<!-- readme:upstream-json -->")), &want); err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, want) {
-		b, _ := json.MarshalIndent(got, "", "\t")
-		t.Errorf("the README's upstream JSON differs from the adapted Caddyfile's handler:\n%s", b)
-	}
+	checkReadmeJSON(t, "<!-- readme:upstream-caddyfile -->", "<!-- readme:upstream-json -->")
 }
 
 func TestBinaryListsTheUpstreamModule(t *testing.T) {
