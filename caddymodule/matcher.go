@@ -202,9 +202,11 @@ func compileGlob(pattern string) (methodGlob, error) {
 func (g *methodGlob) match(method []byte) bool {
 	switch g.kind {
 	case globLiteral:
-		return string(method) == string(g.literal)
+		return len(method) == len(g.literal) && (len(method) == 0 || method[0] == g.literal[0]) &&
+			string(method) == string(g.literal)
 	case globPrefix:
-		if len(method) < len(g.literal) || string(method[:len(g.literal)]) != string(g.literal) {
+		if len(method) < len(g.literal) || len(g.literal) > 0 && method[0] != g.literal[0] ||
+			string(method[:len(g.literal)]) != string(g.literal) {
 			return false
 		}
 		return !hasSlash(method[len(g.literal):]) // `*` does not match '/', as in path.Match
