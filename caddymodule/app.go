@@ -95,6 +95,9 @@ func (a *App) Stop() error {
 // Cleanup forgets the listeners; their hubs are modules, which Caddy
 // cleans up with the configuration.
 func (a *App) Cleanup() error {
+	for _, s := range a.listeners {
+		s.endpoint.release()
+	}
 	a.listeners = nil
 	return nil
 }

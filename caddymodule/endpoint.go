@@ -93,6 +93,12 @@ func provisionEndpoint(ctx caddy.Context, owner any, o endpointOptions, peers pe
 		return nil, err
 	}
 	e := &endpoint{metrics: newMetrics(), hub: hub, policy: pol, maxBody: o.maxRequestBody}
+	provisioned := false
+	defer func() {
+		if !provisioned {
+			e.release()
+		}
+	}()
 	if e.maxBody == 0 {
 		e.maxBody = rpccore.DefaultMaxRequestBytes
 	}
@@ -136,5 +142,14 @@ func provisionEndpoint(ctx caddy.Context, owner any, o endpointOptions, peers pe
 			(*logger).Warn("methods allow pattern matches no exposed method", zap.String("pattern", p))
 		}
 	}
+	provisioned = true
 	return e, nil
+}
+
+// release gives up what the endpoint holds beyond its configuration's
+// modules: the stores of its rate limit zones.
+func (e *endpoint) release() {
+	if e != nil {
+		e.policy.release()
+	}
 }

@@ -150,6 +150,7 @@ func (h *Handler) Cleanup() error {
 	if h.ws != nil {
 		h.ws.wait(cleanupWait)
 	}
+	h.endpoint.release()
 	return nil
 }
 

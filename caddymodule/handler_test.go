@@ -100,7 +100,9 @@ func provision(t *testing.T, h *Handler) error {
 	t.Helper()
 	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
 	t.Cleanup(cancel)
-	return h.Provision(ctx)
+	err := h.Provision(ctx)
+	t.Cleanup(func() { _ = h.Cleanup() }) // as Caddy cleans up a configuration's handlers
+	return err
 }
 
 // mustProvision provisions h and fails the test on error.

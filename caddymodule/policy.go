@@ -52,6 +52,7 @@ func newPolicy(ctx caddy.Context, o endpointOptions, hub rpccore.Hub, log *zap.L
 			cfg := rl.Zones[name]
 			z, err := newZone(ctx, name, cfg, p.keyIndex(cfg.key()), sh)
 			if err != nil {
+				p.release() // the zones made so far
 				return nil, err
 			}
 			p.zones = append(p.zones, z)
@@ -62,6 +63,16 @@ func newPolicy(ctx caddy.Context, o endpointOptions, hub rpccore.Hub, log *zap.L
 		p.identity = newIdentityMethods(identity, o.methods.rules(), p.keyIndex(identity.Key))
 	}
 	return p, nil
+}
+
+// release gives up the zones' stores, once the configuration is done.
+func (p *policy) release() {
+	if p == nil {
+		return
+	}
+	for _, z := range p.zones {
+		z.release()
+	}
 }
 
 // keyIndex returns the index of the key text in p.keys, adding it.

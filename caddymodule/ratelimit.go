@@ -200,9 +200,14 @@ type zone struct {
 	costs   []int64 // by method index (policy.index); 0: not counted
 	uniform bool    // whether every call costs 1, whatever its method
 	store   limiterStore
+	poolKey string // the store's key in zoneStores
 	refused prometheus.Counter
 	data    string // the end of a refusal's data: `,"zone":"<name>"}`
 }
+
+// release gives up the zone's hold on its store: the last configuration
+// that uses it destroys it.
+func (z *zone) release() { _, _ = zoneStores.Delete(z.poolKey) }
 
 // zoneStores holds the stores of the zones in use, so that a reload (or
 // another endpoint naming the same zone) keeps counting where the last
@@ -210,7 +215,7 @@ type zone struct {
 var zoneStores = caddy.NewUsagePool()
 
 // newZone provisions the zone name, shared through sh unless sh is nil or
-// the zone is local; its store is given up when ctx ends.
+// the zone is local; release gives its store up.
 func newZone(ctx caddy.Context, name string, cfg *RateLimitZone, keyIdx int, sh *sharing) (*zone, error) {
 	maxKeys := cfg.MaxKeys
 	if maxKeys == 0 {
@@ -235,7 +240,6 @@ func newZone(ctx caddy.Context, name string, cfg *RateLimitZone, keyIdx int, sh 
 	if err != nil {
 		return nil, fmt.Errorf("rate_limit zone %s: %w", name, err)
 	}
-	ctx.OnCancel(func() { _, _ = zoneStores.Delete(poolKey) })
 	quoted, _ := json.Marshal(name)
 	return &zone{
 		name:    name,
@@ -243,6 +247,7 @@ func newZone(ctx caddy.Context, name string, cfg *RateLimitZone, keyIdx int, sh 
 		keyIdx:  keyIdx,
 		uniform: len(cfg.Methods) == 0 && len(cfg.Costs) == 0,
 		store:   v.(limiterStore),
+		poolKey: poolKey,
 		refused: collectors.rateLimited.WithLabelValues(name),
 		data:    `,"zone":` + string(quoted) + `}`,
 	}, nil

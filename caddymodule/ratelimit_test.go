@@ -85,6 +85,7 @@ func TestRateLimitZoneStoresOutliveAReload(t *testing.T) {
 		t.Fatal(err)
 	}
 	cancel1() // the old configuration goes after the new one is provisioned
+	z1.release()
 	if z1.store != z2.store {
 		t.Fatal("the new configuration counts in a store of its own")
 	}
@@ -92,8 +93,18 @@ func TestRateLimitZoneStoresOutliveAReload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer other.release()
 	if other.store == z2.store {
 		t.Fatal("a zone of the same name with another rate shares the store")
+	}
+	z2.release() // the last user: the next configuration starts afresh
+	z3, err := newZone(ctx2, "reload_test", cfg, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer z3.release()
+	if z3.store == z2.store {
+		t.Fatal("a zone whose last configuration was cleaned up keeps its store")
 	}
 }
 

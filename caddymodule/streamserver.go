@@ -75,6 +75,7 @@ func newStreamServer(ctx caddy.Context, l *StreamListener, grace time.Duration, 
 	}
 	if l.TLS != nil {
 		if s.tls, err = l.TLS.provision(ctx, s.addrs[0].Host); err != nil {
+			e.release()
 			return nil, err
 		}
 	}
