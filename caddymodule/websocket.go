@@ -107,7 +107,10 @@ type webSocket struct {
 	ctx    context.Context // ends when the configuration is unloaded
 	logger *zap.Logger
 	events *peerMetrics
-	wg     sync.WaitGroup // open connections
+
+	mu      sync.Mutex     // orders starting connections and waiting for them
+	closing bool           // wait has begun: no connection starts
+	wg      sync.WaitGroup // open connections
 }
 
 // newWebSocket provisions the endpoint; nil when it is disabled.
@@ -184,7 +187,15 @@ func (ws *webSocket) serve(w http.ResponseWriter, r *http.Request, e *endpoint) 
 		ws.open.Add(-1)
 		return nil
 	}
+	ws.mu.Lock()
+	if ws.closing { // the configuration is being unloaded
+		ws.mu.Unlock()
+		ws.open.Add(-1)
+		_ = c.Close(wsconn.StatusGoingAway, "server shutting down")
+		return nil
+	}
 	ws.wg.Add(1)
+	ws.mu.Unlock()
 	ws.events.connectionOpened()
 	cfg := ws.peer
 	cfg.Info = &rpccore.RequestInfo{Transport: "websocket", RemoteAddr: r.RemoteAddr, Header: r.Header}
@@ -212,8 +223,12 @@ func (ws *webSocket) run(ctx context.Context, c *wsconn.Conn, srv *rpccore.Serve
 	}
 }
 
-// wait waits for the open connections to close, for at most d.
+// wait waits for the open connections to close, for at most d; no
+// connection starts after it is called.
 func (ws *webSocket) wait(d time.Duration) {
+	ws.mu.Lock()
+	ws.closing = true
+	ws.mu.Unlock()
 	done := make(chan struct{})
 	go func() {
 		ws.wg.Wait()
