@@ -315,12 +315,15 @@ func (c *Client) Notify(ctx context.Context, method string, args ...any) error {
 }
 
 // refuseWhileDown is WithFailFast's check: an error while the connection
-// is down, nil otherwise or without the option. Between Dial and the
-// client's goroutine recording its first state (0), the first connection
-// is up.
+// is down, nil otherwise or without the option (then it costs no lock).
+// Between Dial and the client's goroutine recording its first state (0),
+// the first connection is up.
 func (c *Client) refuseWhileDown() error {
+	if !c.opts.failFast {
+		return nil
+	}
 	switch s := c.State(); {
-	case !c.opts.failFast || s == Connected || s == 0:
+	case s == Connected || s == 0:
 		return nil
 	case c.ctx.Err() != nil:
 		return ErrClientClosed
