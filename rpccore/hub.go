@@ -147,10 +147,15 @@ func NewLocalHubWithHistory(limits HistoryLimits) *LocalHub {
 // KeepsHistory implements HistoryHub: whether h numbers and keeps messages.
 func (h *LocalHub) KeepsHistory() bool { return h.history.MaxMessages > 0 }
 
-// topic returns topic's state, making it when make is set.
+// topic returns topic's state, making it when create is set.
 func (h *LocalHub) topic(name string, create bool) (*hubTopic, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	return h.topicLocked(name, create)
+}
+
+// topicLocked is topic, with h.mu held.
+func (h *LocalHub) topicLocked(name string, create bool) (*hubTopic, error) {
 	if h.closed {
 		return nil, ErrHubClosed
 	}
@@ -167,15 +172,10 @@ func (h *LocalHub) topic(name string, create bool) (*hubTopic, error) {
 func (h *LocalHub) Subscribe(topic string, deliver func(Message)) (unsubscribe func(), err error) {
 	sub := &hubSubscriber{deliver: deliver}
 	h.mu.Lock()
-	if h.closed {
+	t, err := h.topicLocked(topic, true)
+	if err != nil {
 		h.mu.Unlock()
-		return nil, ErrHubClosed
-	}
-	t := h.topics[topic]
-	if t == nil {
-		t = &hubTopic{}
-		t.subs.Store(&[]*hubSubscriber{})
-		h.topics[topic] = t
+		return nil, err
 	}
 	old := *t.subs.Load()
 	next := append(make([]*hubSubscriber, 0, len(old)+1), old...)

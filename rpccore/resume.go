@@ -263,10 +263,6 @@ func (f *follower) sendLocked(m Message) {
 func (f *follower) goLive() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.goLiveLocked()
-}
-
-func (f *follower) goLiveLocked() {
 	for _, m := range f.waiting {
 		f.sendLocked(m)
 	}
@@ -283,7 +279,7 @@ func (f *follower) replay(msgs []Message) {
 			if m.Position.Epoch == f.last.Epoch && m.Position.Offset <= f.last.Offset {
 				continue // sent already: in the history and live too
 			}
-			if f.sub.sendWait(outMsg{head: f.sub.head, body: m.Payload, tail: m.tail, notification: true}) != nil {
+			if f.sub.sendWait(f.sub.notification(m)) != nil {
 				return
 			}
 			f.mu.Lock()

@@ -85,7 +85,12 @@ func (s *Subscription) SendJSON(result []byte) error {
 // SendMessage sends a hub message as the next value, with its position
 // when it has one. Like SendJSON, it does not wait.
 func (s *Subscription) SendMessage(m Message) error {
-	return s.send(outMsg{head: s.head, body: m.Payload, tail: m.tail, notification: true})
+	return s.send(s.notification(m))
+}
+
+// notification is the notification of hub message m, its position included.
+func (s *Subscription) notification(m Message) outMsg {
+	return outMsg{head: s.head, body: m.Payload, tail: m.tail, notification: true}
 }
 
 // send queues m under the slow-consumer policy, or holds it until the
