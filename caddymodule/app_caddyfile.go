@@ -101,14 +101,13 @@ func parseListener(d *caddyfile.Dispenser) (*StreamListener, error) {
 	if len(l.Listen) == 0 {
 		return nil, d.Err("listen: want at least one address, such as tcp/127.0.0.1:9000")
 	}
-	seen := make(map[string]bool)
+	seen := givenOptions{}
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
 		option := d.Val()
 		if option != "service" {
-			if seen[option] {
-				return nil, d.Errf("listen %s: %s: specified twice", l.name(), option)
+			if err := seen.once(d, "listen "+l.name()+": ", option); err != nil {
+				return nil, err
 			}
-			seen[option] = true
 		}
 		handled, err := parseEndpointOption(d, option, endpointFields{
 			services: &l.ServicesRaw, maxRequest: &l.MaxMessage, maxRequestName: "max_message",

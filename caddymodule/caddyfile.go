@@ -89,14 +89,13 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	if d.NextArg() {
 		return d.ArgErr()
 	}
-	seen := make(map[string]bool)
+	seen := givenOptions{}
 	for d.NextBlock(0) {
 		option := d.Val()
 		if option != "service" {
-			if seen[option] {
-				return d.Errf("%s: specified twice", option)
+			if err := seen.once(d, "", option); err != nil {
+				return err
 			}
-			seen[option] = true
 		}
 		handled, err := parseEndpointOption(d, option, endpointFields{
 			services: &h.ServicesRaw, maxRequest: &h.MaxRequestBody, maxRequestName: "max_request_body",
@@ -325,6 +324,20 @@ func parseIdentity(d *caddyfile.Dispenser) (*MethodIdentity, error) {
 	return id, nil
 }
 
+// givenOptions are the options a block has given so far, each of which
+// may be given once.
+type givenOptions map[string]bool
+
+// once notes option and fails, naming it after where, when the block gave
+// it before.
+func (g givenOptions) once(d *caddyfile.Dispenser, where, option string) error {
+	if g[option] {
+		return d.Errf("%s%s: specified twice", where, option)
+	}
+	g[option] = true
+	return nil
+}
+
 // parseOff reads the `off` of `<option> off`, and reports whether it was
 // there: otherwise a block may follow.
 func parseOff(d *caddyfile.Dispenser, option string) (off bool, err error) {
@@ -347,13 +360,12 @@ func parseWebSocket(d *caddyfile.Dispenser) (*WebSocketConfig, error) {
 		c.Disabled = off
 		return c, err
 	}
-	seen := make(map[string]bool)
+	seen := givenOptions{}
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
 		option := d.Val()
-		if seen[option] {
-			return nil, d.Errf("websocket %s: specified twice", option)
+		if err := seen.once(d, "websocket ", option); err != nil {
+			return nil, err
 		}
-		seen[option] = true
 		var err error
 		switch option {
 		case "origins":
@@ -404,13 +416,12 @@ func parseOpenRPC(d *caddyfile.Dispenser) (*OpenRPCConfig, error) {
 		c.Disabled = off
 		return c, err
 	}
-	seen := make(map[string]bool)
+	seen := givenOptions{}
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
 		option := d.Val()
-		if seen[option] {
-			return nil, d.Errf("openrpc %s: specified twice", option)
+		if err := seen.once(d, "openrpc ", option); err != nil {
+			return nil, err
 		}
-		seen[option] = true
 		var field *string
 		switch option {
 		case "title":

@@ -73,14 +73,13 @@ func parseRateLimit(d *caddyfile.Dispenser) (*RateLimit, error) {
 // parseZone reads the block of the zone name.
 func parseZone(d *caddyfile.Dispenser, name string) (*RateLimitZone, error) {
 	z := new(RateLimitZone)
-	seen := map[string]bool{}
+	seen := givenOptions{}
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
 		option := d.Val()
 		if option != "methods" && option != "cost" {
-			if seen[option] {
-				return nil, d.Errf("rate_limit zone %s %s: specified twice", name, option)
+			if err := seen.once(d, "rate_limit zone "+name+" ", option); err != nil {
+				return nil, err
 			}
-			seen[option] = true
 		}
 		var err error
 		switch option {
