@@ -32,11 +32,13 @@ func (h *heldConn) WriteMessage(_ context.Context, msg []byte) error {
 	return nil
 }
 
-func (h *heldConn) Flush(context.Context) error {
+func (h *heldConn) Flush(ctx context.Context) error {
 	select {
 	case <-h.release:
 	case <-h.closed:
 		return fmt.Errorf("closed")
+	case <-ctx.Done(): // the client closes: a failed test ends, not hangs
+		return ctx.Err()
 	}
 	h.mu.Lock()
 	msgs := h.written
@@ -95,8 +97,10 @@ func TestCallsMadeDuringAWriteLeaveTogether(t *testing.T) {
 			}
 		})
 	}
-	for c.calls.Len() < 101 {
-		runtime.Gosched()
+	for queued := 0; queued < 100; runtime.Gosched() { // in the table is not yet in the queue
+		c.queue.mu.Lock()
+		queued = len(c.queue.msgs)
+		c.queue.mu.Unlock()
 	}
 	conn.release <- struct{}{} // the first flush goes
 	if err := <-first; err != nil {
