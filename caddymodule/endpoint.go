@@ -130,7 +130,6 @@ func provisionEndpoint(ctx caddy.Context, owner any, o endpointOptions, peers pe
 		return nil, err
 	}
 	methods := e.server.Methods()
-	e.metrics.resolve(methods)
 	if pol != nil {
 		pol.resolve(methods)
 	}

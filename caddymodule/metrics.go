@@ -45,8 +45,7 @@ func outcomeIndex(code int) int {
 // collectors are the process-wide metric families.
 var collectors struct {
 	once      sync.Once
-	calls     *prometheus.CounterVec
-	duration  *prometheus.HistogramVec
+	calls     *callCollector // calls by method and outcome, and their durations
 	batchSize prometheus.Histogram
 	documents *prometheus.CounterVec
 	resumes   *prometheus.CounterVec
@@ -56,15 +55,7 @@ var collectors struct {
 
 func initCollectors() {
 	const ns, sub = "caddy", "jsonrpc"
-	collectors.calls = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: ns, Subsystem: sub, Name: "calls_total",
-		Help: "JSON-RPC calls that reached a registered method, by method and outcome.",
-	}, []string{"method", "outcome"})
-	collectors.duration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Namespace: ns, Subsystem: sub, Name: "call_duration_seconds",
-		Help:    "Time spent in registered methods, by method.",
-		Buckets: []float64{1e-6, 5e-6, 25e-6, 1e-4, 5e-4, 0.0025, 0.01, 0.05, 0.25, 1, 5},
-	}, []string{"method"})
+	collectors.calls = newCallCollector()
 	collectors.batchSize = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Namespace: ns, Subsystem: sub, Name: "batch_size",
 		Help:    "Items per JSON-RPC batch.",
@@ -90,7 +81,7 @@ func initCollectors() {
 // again (a second handler in the same config) is not an error.
 func registerCollectors(reg prometheus.Registerer) error {
 	collectors.once.Do(initCollectors)
-	return register(reg, collectors.calls, collectors.duration, collectors.batchSize, collectors.documents,
+	return register(reg, collectors.calls, collectors.batchSize, collectors.documents,
 		collectors.resumes, collectors.rateLimited)
 }
 
@@ -107,55 +98,32 @@ func register(reg prometheus.Registerer, cs ...prometheus.Collector) error {
 	return nil
 }
 
-// metrics observes one handler's calls. The series of every method
-// registered at provision time are resolved once, so a call costs no label
-// lookup; other names (registered later) fall back to the vectors.
+// metrics observes one handler's calls. Each method's series are resolved
+// once, as the method is registered (ObserverFor), so a call costs no label
+// lookup.
 type metrics struct {
-	methods   map[string]*methodSeries
 	documents [len(outcomes)]prometheus.Counter
 }
 
-// methodSeries are one method's series.
-type methodSeries struct {
-	calls    [len(outcomes)]prometheus.Counter
-	duration prometheus.Observer
-}
-
-// newMetrics returns the metrics of a handler, with no method resolved.
+// newMetrics returns the metrics of a handler.
 func newMetrics() *metrics {
 	collectors.once.Do(initCollectors)
-	m := &metrics{methods: make(map[string]*methodSeries)}
+	m := &metrics{}
 	for i, o := range outcomes {
 		m.documents[i] = collectors.documents.WithLabelValues(o)
 	}
 	return m
 }
 
-// resolve looks up the series of the named methods. It must be called
-// before the handler serves: the map is read without a lock.
-func (m *metrics) resolve(methods []string) {
-	for _, name := range methods {
-		m.methods[name] = seriesFor(name)
-	}
+// ObserverFor returns the series of one method.
+func (m *metrics) ObserverFor(method string) rpccore.CallObserver {
+	return collectors.calls.seriesFor(method)
 }
 
-// seriesFor resolves the series of one method.
-func seriesFor(method string) *methodSeries {
-	s := &methodSeries{duration: collectors.duration.WithLabelValues(method)}
-	for i, o := range outcomes {
-		s.calls[i] = collectors.calls.WithLabelValues(method, o)
-	}
-	return s
-}
-
-// ObserveCall counts a call of a registered method and its duration.
+// ObserveCall counts a call of a method that has no series of its own,
+// which ObserverFor gives every method.
 func (m *metrics) ObserveCall(method string, code int, d time.Duration) {
-	s := m.methods[method]
-	if s == nil {
-		s = seriesFor(method)
-	}
-	s.calls[outcomeIndex(code)].Inc()
-	s.duration.Observe(d.Seconds())
+	collectors.calls.seriesFor(method).ObserveCall(code, d)
 }
 
 // observeDocument counts a processed document and its batch size.
@@ -167,4 +135,4 @@ func (m *metrics) observeDocument(sum *rpccore.Summary) {
 }
 
 // Interface guards
-var _ rpccore.Observer = (*metrics)(nil)
+var _ rpccore.MethodObserver = (*metrics)(nil)

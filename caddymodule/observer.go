@@ -51,6 +51,7 @@ func (o *endpointObserver) ObserveResume(recovered bool) {
 
 // Interface guards
 var (
+	_ rpccore.MethodObserver = (*endpointObserver)(nil)
 	_ rpccore.PanicObserver  = (*endpointObserver)(nil)
 	_ rpccore.PeerObserver   = (*endpointObserver)(nil)
 	_ rpccore.ResumeObserver = (*endpointObserver)(nil)

@@ -24,6 +24,7 @@ type answerBatch struct {
 	buf  *[]byte // the answers, one after another
 	ends []int   // where each answer ends in *buf
 	msgs []outMsg
+	read int // messages read since the last flush, told to the observer then
 }
 
 // answer answers msg into the batch, queueing the batch when it is full.
@@ -48,9 +49,27 @@ func (b *answerBatch) answer(ctx context.Context, msg []byte) bool {
 	return true
 }
 
+// countRead counts a message read, telling the observer of the messages
+// read at every flush or, for a reader that never waits, every
+// maxBatchedAnswers messages: one update of the count for many messages.
+func (b *answerBatch) countRead() {
+	if b.read++; b.read >= maxBatchedAnswers {
+		b.reportRead()
+	}
+}
+
+// reportRead tells the observer of the messages counted since it last did.
+func (b *answerBatch) reportRead() {
+	if b.read > 0 {
+		b.peer.events.MessagesIn(b.read)
+		b.read = 0
+	}
+}
+
 // flush queues the gathered answers, then lets the subscriptions their
 // documents opened start sending.
 func (b *answerBatch) flush() {
+	b.reportRead()
 	if len(b.ends) > 0 {
 		start := 0
 		for _, end := range b.ends {

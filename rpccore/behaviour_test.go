@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -249,6 +250,43 @@ func TestSummaryAndObserver(t *testing.T) {
 		}
 	}
 	if got, want := fmt.Sprint(obs.calls), "[add:0:true add:-32602:true add:0:true]"; got != want {
+		t.Fatalf("observer saw %s, want %s", got, want)
+	}
+}
+
+// methodRecorder gives each method but "subtract" a CallObserver of its own.
+type methodRecorder struct {
+	recordingObserver
+	asked []string
+}
+
+func (o *methodRecorder) ObserverFor(method string) rpccore.CallObserver {
+	o.asked = append(o.asked, method)
+	if method == "subtract" {
+		return nil
+	}
+	return methodCalls{o, method}
+}
+
+type methodCalls struct {
+	o      *methodRecorder
+	method string
+}
+
+func (c methodCalls) ObserveCall(code int, d time.Duration) {
+	c.o.recordingObserver.ObserveCall("own "+c.method, code, d)
+}
+
+func TestMethodObserverHearsEachMethodThroughItsOwnCallObserver(t *testing.T) {
+	obs := &methodRecorder{}
+	s := demoServer(t, rpccore.WithObserver(obs))
+	if !slices.Contains(obs.asked, "add") || !slices.Contains(obs.asked, "subtract") {
+		t.Fatalf("asked for %v", obs.asked)
+	}
+	call(s, `{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`)
+	call(s, `{"jsonrpc":"2.0","method":"add","params":[1],"id":2}`)
+	call(s, `{"jsonrpc":"2.0","method":"subtract","params":[2,1],"id":3}`)
+	if got, want := fmt.Sprint(obs.calls), "[own add:0:true own add:-32602:true subtract:0:true]"; got != want {
 		t.Fatalf("observer saw %s, want %s", got, want)
 	}
 }

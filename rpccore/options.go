@@ -37,6 +37,22 @@ type Observer interface {
 	ObserveCall(method string, code int, d time.Duration)
 }
 
+// MethodObserver is an Observer that hears of each method's calls through
+// a CallObserver of that method's own, asked for once as the method is
+// registered, so that a call costs no lookup by its name. Calls of a
+// method whose CallObserver is nil go to ObserveCall.
+type MethodObserver interface {
+	Observer
+	ObserverFor(method string) CallObserver
+}
+
+// CallObserver hears of the calls of one method, as Observer.ObserveCall
+// does: 0 or the error code answered, and how long the call took. It must
+// be quick and safe for concurrent use.
+type CallObserver interface {
+	ObserveCall(code int, d time.Duration)
+}
+
 // PanicObserver is an Observer told about a method that panicked: its name,
 // the value it panicked with and the goroutine's stack. The caller got
 // -32603 and the server goes on.

@@ -307,7 +307,11 @@ func (p *Peer) readLoop(stop <-chan struct{}) error {
 		if err != nil {
 			return err
 		}
-		p.events.MessagesIn(1)
+		if batch != nil {
+			batch.countRead()
+		} else {
+			p.events.MessagesIn(1)
+		}
 		select {
 		case <-stop:
 			return ErrShutdown

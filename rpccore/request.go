@@ -13,6 +13,8 @@ type request struct {
 	args    callParams // params and, for an array, where its first elements lie
 	result  []byte     // the raw result value, for responses from a peer
 	errVal  []byte     // the raw error value, for responses from a peer
+	entry   *entry     // the method, once lookup has found it (or not)
+	looked  bool       // lookup has run and entry holds its answer
 	escaped bool       // method holds backslash escapes
 	invalid bool       // not a valid Request object
 	badID   bool       // id present but not a string, number or null

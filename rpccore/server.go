@@ -31,6 +31,7 @@ type Server struct {
 type entry struct {
 	name string
 	*Method
+	calls CallObserver // what hears of its calls; nil for the server's Observer
 }
 
 // NewServer returns a Server with no methods, configured by opts.
@@ -130,11 +131,21 @@ func (s *Server) register(ms Methods, extensions bool) error {
 	for _, name := range names {
 		s.names[name] = true
 		if extensions || s.cfg.filter == nil || s.cfg.filter(name) {
-			next[name] = &entry{name: name, Method: ms[name]}
+			next[name] = s.newEntry(name, ms[name])
 		}
 	}
 	s.methods.Store(newMethodTable(next))
 	return nil
+}
+
+// newEntry makes the entry of a method registered under name, with what
+// hears of its calls when the server's Observer is a MethodObserver.
+func (s *Server) newEntry(name string, m *Method) *entry {
+	e := &entry{name: name, Method: m}
+	if mo, ok := s.cfg.observer.(MethodObserver); ok {
+		e.calls = mo.ObserverFor(name)
+	}
+	return e
 }
 
 // checkMethod fails for a name or method that cannot be registered.
@@ -183,13 +194,21 @@ func (s *Server) Method(name string) *Method {
 	return nil
 }
 
-// lookup finds the method a request names, or nil.
+// lookup finds the method a request names, or nil. It looks once per
+// request: a batch asks for each of its methods before answering them.
 func (s *Server) lookup(r *request) *entry {
-	if !r.escaped {
-		return s.methods.Load().find(r.method)
+	if r.looked {
+		return r.entry
 	}
-	var scratch [64]byte
-	return s.methods.Load().find(jsontext.AppendUnquote(scratch[:0], r.method))
+	var e *entry
+	if !r.escaped {
+		e = s.methods.Load().find(r.method)
+	} else {
+		var scratch [64]byte
+		e = s.methods.Load().find(jsontext.AppendUnquote(scratch[:0], r.method))
+	}
+	r.entry, r.looked = e, true
+	return e
 }
 
 // methodTable is an immutable snapshot of the registered methods.
