@@ -129,11 +129,26 @@ func (p *piper) writeLoop() {
 
 // readLoop checks and counts answers, and wakes the writer when it has
 // drained what arrived (before its next read waits) or half the window is
-// free.
+// free. Answers are counted in the shared counters every countEvery of
+// them and before each wait, not one by one.
 func (p *piper) readLoop() {
 	defer close(p.done)
 	half := int64(p.cfg.Depth / 2)
-	p.c.BeforeReadWait(p.wakeWriter)
+	var uncounted int64
+	count := func() {
+		if uncounted > 0 {
+			p.answered.Add(uncounted)
+			left := p.inflight.Add(-uncounted)
+			uncounted = 0
+			if left <= half {
+				p.wakeWriter()
+			}
+		}
+	}
+	p.c.BeforeReadWait(func() {
+		count()
+		p.wakeWriter()
+	})
 	var buf []byte
 	for {
 		msg, err := p.c.ReadMessage(buf)
@@ -146,12 +161,15 @@ func (p *piper) readLoop() {
 			p.fail(err)
 			return
 		}
-		p.answered.Add(1)
-		if p.inflight.Add(-1) <= half {
-			p.wakeWriter()
+		if uncounted++; uncounted >= countEvery {
+			count()
 		}
 	}
 }
+
+// countEvery is how many answers a reader counts before it adds them to
+// the shared counters.
+const countEvery = 16
 
 // wakeWriter tells the writer there is room, unless it was told already.
 func (p *piper) wakeWriter() {

@@ -43,6 +43,6 @@ func Pipeline(ctx context.Context, cfg PipelineConfig) ([]float64, error) {
 	for i, c := range conns {
 		pc[i] = c
 	}
-	return pipeline.Run(ctx, pipeline.Config{Depth: cfg.Depth, Requests: cfg.Requests, Expect: cfg.Expect,
+	return pipeline.Run(ctx, pipeline.Config{Depth: cfg.Depth, Requests: cfg.Requests, Expect: cfg.Expect.Prepare(),
 		Windows: cfg.Windows, Name: "streamload"}, pc, func() { CloseAll(conns) })
 }

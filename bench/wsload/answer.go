@@ -43,6 +43,34 @@ func (e Expect) Check(answer []byte) error {
 	return nil
 }
 
+// Prepared is Expect with the exact answers a compact server writes, in
+// either member order (this server's, and go-ethereum's with the id
+// first), known beforehand: such an answer is checked with one lookup, and
+// any other as Expect.Check does. A load generator that checks every
+// answer takes that much less of the processor it shares with the server.
+type Prepared struct {
+	expect Expect
+	exact  map[string]struct{}
+}
+
+// Prepare returns e prepared.
+func (e Expect) Prepare() *Prepared {
+	p := &Prepared{expect: e, exact: make(map[string]struct{}, 2*len(e))}
+	for id, result := range e {
+		p.exact[`{"jsonrpc":"2.0","result":`+result+`,"id":`+strconv.FormatInt(id, 10)+`}`] = struct{}{}
+		p.exact[`{"jsonrpc":"2.0","id":`+strconv.FormatInt(id, 10)+`,"result":`+result+`}`] = struct{}{}
+	}
+	return p
+}
+
+// Check checks answer as Expect.Check does.
+func (p *Prepared) Check(answer []byte) error {
+	if _, ok := p.exact[string(bytes.TrimRight(answer, "\r\n"))]; ok {
+		return nil
+	}
+	return p.expect.Check(answer)
+}
+
 // Member returns the scalar value that follows key in doc: a string with
 // its quotes, or the bytes up to the next comma or closing brace.
 func Member(doc []byte, key string) ([]byte, bool) {

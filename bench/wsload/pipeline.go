@@ -48,7 +48,7 @@ func Pipeline(ctx context.Context, cfg PipelineConfig) ([]float64, error) {
 		pc[i] = c
 	}
 	w := pipeline.Windows{Warmup: cfg.Warmup, Length: cfg.Window, Count: cfg.Windows}
-	return pipeline.Run(ctx, pipeline.Config{Depth: cfg.Depth, Requests: cfg.Requests, Expect: cfg.Expect,
+	return pipeline.Run(ctx, pipeline.Config{Depth: cfg.Depth, Requests: cfg.Requests, Expect: cfg.Expect.Prepare(),
 		Windows: w, Name: "wsload"}, pc, func() {
 		for _, c := range conns {
 			c.Close()

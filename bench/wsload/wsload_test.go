@@ -121,6 +121,9 @@ func TestExpectChecksIdAndResultInAnyOrder(t *testing.T) {
 		if err := e.Check([]byte(ok)); err != nil {
 			t.Errorf("%s: %v", ok, err)
 		}
+		if err := e.Prepare().Check([]byte(ok + "\n")); err != nil {
+			t.Errorf("prepared, %s: %v", ok, err)
+		}
 	}
 	for _, bad := range []string{
 		`{"jsonrpc":"2.0","result":4,"id":1}`,
@@ -131,6 +134,9 @@ func TestExpectChecksIdAndResultInAnyOrder(t *testing.T) {
 	} {
 		if e.Check([]byte(bad)) == nil {
 			t.Errorf("%s accepted", bad)
+		}
+		if e.Prepare().Check([]byte(bad)) == nil {
+			t.Errorf("prepared, %s accepted", bad)
 		}
 	}
 }
