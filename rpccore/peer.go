@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/internal/pending"
@@ -131,6 +132,10 @@ type Peer struct {
 	running sync.WaitGroup // deferred documents
 	spawnMu sync.Mutex     // orders starting deferred documents and stopping
 	stopped bool
+	work    chan []byte    // deferred documents for idle workers (peerworkers.go)
+	idle    atomic.Int32   // workers waiting on work
+	workers sync.WaitGroup // workers, idle or not
+	quit    chan struct{}  // closed when the workers are to end
 
 	calls *pending.Table
 	subs  subscriptionTable
@@ -191,6 +196,8 @@ func (s *Server) ServePeer(ctx context.Context, conn MessageConn, cfg PeerConfig
 		cfg:  cfg,
 
 		slots:  make(chan struct{}, cfg.MaxInFlight),
+		work:   make(chan []byte),
+		quit:   make(chan struct{}),
 		calls:  pending.New("s"),
 		events: s.cfg.peerEvents,
 		fail:   make(chan struct{}),
@@ -229,6 +236,7 @@ func (s *Server) ServePeer(ctx context.Context, conn MessageConn, cfg PeerConfig
 	p.subs.endAll()
 	p.calls.Close(ErrPeerClosed)
 	p.running.Wait()
+	p.stopWorkers()
 	if draining {
 		// Write what is queued, unless the client stopped reading.
 		timer := time.AfterFunc(cfg.ShutdownGrace, stopWriting)
@@ -374,11 +382,15 @@ func (p *Peer) handle(ctx context.Context, msg, dst []byte) (answer []byte, defe
 // slots is free. It fails when the peer stops meanwhile.
 func (p *Peer) spawn(stop <-chan struct{}, doc []byte) error {
 	select {
-	case p.slots <- struct{}{}:
-	case <-stop:
-		return ErrShutdown
-	case <-p.fail:
-		return p.failure()
+	case p.slots <- struct{}{}: // a free slot, without locking stop and fail
+	default:
+		select {
+		case p.slots <- struct{}{}:
+		case <-stop:
+			return ErrShutdown
+		case <-p.fail:
+			return p.failure()
+		}
 	}
 	p.spawnMu.Lock()
 	if p.stopped {
@@ -387,11 +399,11 @@ func (p *Peer) spawn(stop <-chan struct{}, doc []byte) error {
 	}
 	p.running.Add(1)
 	p.spawnMu.Unlock()
-	go p.runDeferred(append([]byte(nil), doc...))
+	p.startDeferred(append([]byte(nil), doc...))
 	return nil
 }
 
-// runDeferred answers a document that calls Blocking methods, on its own
+// runDeferred answers a document that calls Blocking methods, on a worker
 // goroutine.
 func (p *Peer) runDeferred(doc []byte) {
 	defer func() {

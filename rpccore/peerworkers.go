@@ -1,0 +1,44 @@
+package rpccore
+
+// peerworkers.go runs a peer's deferred documents (those calling Blocking
+// methods) on goroutines that stay for the next one: a goroutine made for
+// each document would grow its stack anew every time, which costs more
+// than the call itself for a method that only waits.
+
+// startDeferred hands doc, which the caller owns no longer, to an idle
+// worker, or to a new one when none is waiting.
+func (p *Peer) startDeferred(doc []byte) {
+	select {
+	case p.work <- doc:
+	default:
+		p.workers.Add(1)
+		go p.worker(doc)
+	}
+}
+
+// worker answers doc, then the documents it is handed while it waits,
+// until more workers are idle than the peer may run documents at once, or
+// the peer ends.
+func (p *Peer) worker(doc []byte) {
+	defer p.workers.Done()
+	for {
+		p.runDeferred(doc)
+		if p.idle.Add(1) > int32(cap(p.slots)) {
+			p.idle.Add(-1)
+			return
+		}
+		select {
+		case doc = <-p.work:
+			p.idle.Add(-1)
+		case <-p.quit:
+			return
+		}
+	}
+}
+
+// stopWorkers ends the idle workers once no document runs, and waits for
+// them.
+func (p *Peer) stopWorkers() {
+	close(p.quit)
+	p.workers.Wait()
+}
