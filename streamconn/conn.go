@@ -153,12 +153,21 @@ func (c *Conn) endOfValue(dst []byte, start int, err error) ([]byte, error) {
 }
 
 // WriteMessage implements rpccore.MessageConn: the message is held, framed,
-// until Flush.
-func (c *Conn) WriteMessage(_ context.Context, msg []byte) error {
+// until Flush, or until the messages held would pass writeChunk: those are
+// written first, so that a long batch (a flood of notifications) is
+// written in pieces of about that size from one buffer, kept between
+// flushes, instead of growing a new one at every flush.
+func (c *Conn) WriteMessage(ctx context.Context, msg []byte) error {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
 	if c.out == nil {
 		c.out = writeBuffers.Get().(*[]byte)
+	} else if len(*c.out) > 0 && len(*c.out)+len(msg)+maxFrameHeader > writeChunk {
+		err := c.writeOut(ctx)
+		*c.out = (*c.out)[:0]
+		if err != nil {
+			return err
+		}
 	}
 	b := *c.out
 	if c.opts.Framing == ContentLength {
@@ -174,6 +183,9 @@ func (c *Conn) WriteMessage(_ context.Context, msg []byte) error {
 	return nil
 }
 
+// maxFrameHeader bounds what framing adds to a message.
+const maxFrameHeader = len("Content-Length: \r\n\r\n") + 20
+
 // Flush implements rpccore.MessageConn: the held messages go out in one
 // write, which gives up after Options.WriteTimeout or on InterruptWrite.
 func (c *Conn) Flush(ctx context.Context) error {
@@ -183,6 +195,11 @@ func (c *Conn) Flush(ctx context.Context) error {
 		return nil
 	}
 	defer c.releaseOut()
+	return c.writeOut(ctx)
+}
+
+// writeOut writes the held messages; the caller holds writeMu.
+func (c *Conn) writeOut(ctx context.Context) error {
 	if c.interruptedWrite.Load() {
 		return errWriteInterrupted
 	}
@@ -206,8 +223,13 @@ func (c *Conn) releaseOut() {
 	c.out = nil
 }
 
-// maxKeptWriteBuffer bounds the write buffers kept in the pool.
-const maxKeptWriteBuffer = 64 << 10
+// writeChunk is how many bytes of held messages WriteMessage lets gather
+// before it writes them.
+const writeChunk = 64 << 10
+
+// maxKeptWriteBuffer bounds the write buffers kept in the pool: room for a
+// chunk however append grew the buffer to hold it.
+const maxKeptWriteBuffer = 2 * writeChunk
 
 // writeBuffers holds the buffers written messages wait in.
 var writeBuffers = sync.Pool{New: func() any {
