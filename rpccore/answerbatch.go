@@ -27,17 +27,22 @@ type answerBatch struct {
 	read int // messages read since the last flush, told to the observer then
 }
 
-// answer answers msg into the batch, queueing the batch when it is full.
-// It reports false, and runs nothing, for a document calling Blocking
-// methods, which the caller runs elsewhere.
-func (b *answerBatch) answer(ctx context.Context, msg []byte) bool {
+// answer answers msg into the batch, queueing the batch when it is full,
+// and counts it read. For a document calling Blocking methods, which the
+// caller runs elsewhere, it runs nothing and reports deferred; a retracted
+// guess is not counted.
+func (b *answerBatch) answer(ctx context.Context, msg []byte) handled {
 	if b.buf == nil {
 		b.buf = getBuffer()
 	}
 	start := len(*b.buf)
-	answer, deferred := b.peer.handle(ctx, msg, *b.buf)
-	if deferred {
-		return false
+	answer, step := b.peer.handle(ctx, msg, *b.buf)
+	if step == retracted {
+		return step
+	}
+	b.countRead()
+	if step == deferred {
+		return step
 	}
 	*b.buf = answer
 	if len(answer) > start {
@@ -46,7 +51,7 @@ func (b *answerBatch) answer(ctx context.Context, msg []byte) bool {
 	if len(b.ends) >= b.max || len(answer) >= maxBatchedBytes {
 		b.flush()
 	}
-	return true
+	return answered
 }
 
 // countRead counts a message read, telling the observer of the messages

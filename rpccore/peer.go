@@ -53,6 +53,19 @@ type ReadWaitNotifier interface {
 	BeforeReadWait(f func())
 }
 
+// Reframer is implemented by a MessageConn whose ReadMessage may return a
+// guess at the next message, cheaper to find than the message itself:
+// streamconn takes a line for a JSON value. A guess that is not one valid
+// JSON value within the size limit (a line may hold two values, or part of
+// one) is not answered: the peer calls Reframe, and the next ReadMessage
+// returns the same input framed exactly. A guess that is one valid value
+// is the message exactly framing would have found.
+type Reframer interface {
+	// Reframe reports whether the last message read was a guess; if it
+	// was, the next ReadMessage reads its bytes again, framed exactly.
+	Reframe() bool
+}
+
 // WriteInterrupter is implemented by a MessageConn whose blocked Flush can
 // be made to return. ServePeer calls InterruptWrite when it stops writing
 // (at once when the connection failed, after ShutdownGrace on a
@@ -137,6 +150,8 @@ type Peer struct {
 	workers sync.WaitGroup // workers, idle or not
 	quit    chan struct{}  // closed when the workers are to end
 
+	reframer Reframer // conn, when its messages may be guesses; nil otherwise
+
 	calls *pending.Table
 	subs  subscriptionTable
 
@@ -216,6 +231,7 @@ func (s *Server) ServePeer(ctx context.Context, conn MessageConn, cfg PeerConfig
 			wi.InterruptWrite()
 		}
 	}
+	p.reframer, _ = conn.(Reframer)
 	p.out = newOutbox(cfg.SendQueue, cfg.SlowConsumer, p.events, p.writeLoop)
 	p.subs.init(p.events)
 
@@ -315,18 +331,13 @@ func (p *Peer) readLoop(stop <-chan struct{}) error {
 		if err != nil {
 			return err
 		}
-		if batch != nil {
-			batch.countRead()
-		} else {
-			p.events.MessagesIn(1)
-		}
 		select {
 		case <-stop:
 			return ErrShutdown
 		default:
 		}
 		if batch != nil {
-			if !batch.answer(ctx, msg) {
+			if batch.answer(ctx, msg) == deferred {
 				if err := p.spawn(stop, msg); err != nil {
 					return err
 				}
@@ -334,8 +345,11 @@ func (p *Peer) readLoop(stop <-chan struct{}) error {
 			continue
 		}
 		out := getBuffer()
-		answer, deferred := p.handle(ctx, msg, (*out)[:0])
-		if deferred {
+		answer, step := p.handle(ctx, msg, (*out)[:0])
+		if step != retracted {
+			p.events.MessagesIn(1)
+		}
+		if step == deferred {
 			putBuffer(out)
 			if err := p.spawn(stop, msg); err != nil {
 				return err
@@ -346,37 +360,60 @@ func (p *Peer) readLoop(stop <-chan struct{}) error {
 	}
 }
 
+// handled says what handle did with a document.
+type handled int
+
+const (
+	answered  handled = iota // answered (or handed to the call it answers)
+	deferred                 // nothing run: it calls Blocking methods
+	retracted                // nothing run: it was a guess (Reframer), to be read again
+)
+
 // handle takes the peer's steps for one document read: it answers it, or
-// hands an answer to one of the peer's calls to that call, or reports
-// deferred (and runs nothing) for a document calling Blocking methods.
-func (p *Peer) handle(ctx context.Context, msg, dst []byte) (answer []byte, deferred bool) {
+// hands an answer to one of the peer's calls to that call, or runs nothing
+// for a document calling Blocking methods (deferred) or for a guess of
+// the connection's that is not one valid value (retracted).
+func (p *Peer) handle(ctx context.Context, msg, dst []byte) (answer []byte, step handled) {
 	srv := p.srv
 	if len(msg) > srv.cfg.maxRequestBytes {
-		return srv.refuseSize(msg, dst, nil), false
+		if p.retract() {
+			return dst, retracted
+		}
+		return srv.refuseSize(msg, dst, nil), answered
 	}
 	if isBatch(msg) {
 		d := getDocument()
 		defer putDocument(d)
 		if out, refused := srv.readBatch(msg, d, dst, nil); refused {
-			return out, false
+			if d.invalidJSON && p.retract() {
+				return dst, retracted
+			}
+			return out, answered
 		}
 		if srv.callsBlocking(d) {
-			return dst, true
+			return dst, deferred
 		}
-		return srv.answerBatch(ctx, d, dst, nil), false
+		return srv.answerBatch(ctx, d, dst, nil), answered
 	}
 	var d document
 	switch {
 	case !srv.readSingle(msg, &d):
-		return srv.refuseSingle(&d, dst, nil), false
+		if d.invalidJSON && p.retract() {
+			return dst, retracted
+		}
+		return srv.refuseSingle(&d, dst, nil), answered
 	case d.single.isResponse():
 		p.calls.Deliver(d.single.id, d.single.result, d.single.errVal)
-		return dst, false
+		return dst, answered
 	case srv.callsBlocking(&d):
-		return dst, true
+		return dst, deferred
 	}
-	return srv.answerSingle(ctx, &d, dst), false
+	return srv.answerSingle(ctx, &d, dst), answered
 }
+
+// retract reports whether the message just read was a guess of the
+// connection's, which it will then read again framed exactly.
+func (p *Peer) retract() bool { return p.reframer != nil && p.reframer.Reframe() }
 
 // spawn answers doc on a goroutine of its own once one of the MaxInFlight
 // slots is free. It fails when the peer stops meanwhile.

@@ -40,6 +40,7 @@ type Conn struct {
 
 	values valueFramer // the message being read, under Values
 	header headerState // the header being read, under ContentLength
+	guess  lineGuess   // the line last taken for a value, under Values (guess.go)
 
 	interruptedRead  atomic.Bool
 	interruptedWrite atomic.Bool
@@ -84,6 +85,7 @@ func (c *Conn) ReadMessage(_ context.Context, dst []byte) ([]byte, error) {
 	if c.opts.IdleTimeout > 0 {
 		_ = c.nc.SetReadDeadline(time.Now().Add(c.opts.IdleTimeout))
 	}
+	c.guess.settle(c.in)
 	var err error
 	if c.opts.Framing == ContentLength {
 		dst, err = c.readContentLength(dst)
@@ -101,9 +103,18 @@ func (c *Conn) ReadMessage(_ context.Context, dst []byte) ([]byte, error) {
 	return dst, err
 }
 
-// readValue appends the next JSON value to dst.
+// readValue appends the next JSON value to dst: a line, when one holds it
+// (guess.go), or else the value as framing finds it.
 func (c *Conn) readValue(dst []byte) ([]byte, error) {
 	start := len(dst)
+	if c.guess.allowed() {
+		if err := c.in.Fill(); err != nil {
+			return c.endOfValue(dst, start, err)
+		}
+		if line, ok := c.guess.take(c.in.Buffered(), c.opts.MaxMessage); ok {
+			return append(dst, line...), nil
+		}
+	}
 	for {
 		if err := c.in.Fill(); err != nil {
 			return c.endOfValue(dst, start, err)
@@ -127,7 +138,9 @@ func (c *Conn) readValue(dst []byte) ([]byte, error) {
 			// Whitespace after the value (the usual newline) is taken
 			// now, so that an idle connection keeps no buffer for it.
 			if rest := c.in.Buffered(); len(rest) > 0 {
-				c.in.Consume(skipSpace(rest))
+				n := skipSpace(rest)
+				c.guess.valueEnded(rest[:n])
+				c.in.Consume(n)
 			}
 			return dst, nil
 		}
@@ -257,6 +270,7 @@ func (c *Conn) InterruptWrite() {
 func (c *Conn) Close() error { return c.nc.Close() }
 
 var (
+	_ rpccore.Reframer         = (*Conn)(nil)
 	_ rpccore.MessageConn      = (*Conn)(nil)
 	_ rpccore.ReadInterrupter  = (*Conn)(nil)
 	_ rpccore.WriteInterrupter = (*Conn)(nil)

@@ -1,7 +1,9 @@
 package streamconn
 
 import (
+	"context"
 	"encoding/json"
+	"net"
 	"strings"
 	"testing"
 )
@@ -144,6 +146,52 @@ func FuzzFraming(f *testing.F) {
 			if err != nil || len(doubled) != 2 || doubled[0] != v || doubled[1] != v {
 				t.Fatalf("a valid value twice framed as %q, %v", doubled, err)
 			}
+		}
+	})
+}
+
+// readAll reads in through a Conn as a peer does, retracting every guess
+// that keep refuses, and returns the messages it answers.
+func readAll(t *testing.T, in []byte, keep func(msg []byte) bool) []string {
+	server, client := net.Pipe()
+	go func() {
+		client.Write(in)
+		client.Close()
+	}()
+	c := New(server, nil, Options{})
+	defer c.Close()
+	var got []string
+	for {
+		msg, err := c.ReadMessage(context.Background(), nil)
+		if err != nil {
+			return got
+		}
+		if c.guess.guessed && !keep(msg) {
+			if !c.Reframe() {
+				t.Fatal("a guess could not be retracted")
+			}
+			continue
+		}
+		got = append(got, strings.TrimSpace(string(msg)))
+	}
+}
+
+// FuzzLineGuesses checks that reading with guesses (a line taken for a
+// value, retracted unless it is one valid value, as the peer does) gives
+// the messages that reading with every guess retracted, framing alone,
+// gives, whatever the input.
+func FuzzLineGuesses(f *testing.F) {
+	for _, seed := range []string{
+		"{\"a\":1}\n{\"b\":2}\n", "{\"a\":1}{\"b\":2}\n[3]\n", "{\n\"a\":\n1}\n{}\n", "{x}\n[1]\r\n",
+		" [1,\n2] \n\n{\"s\":\"\\n\"}\n", "{\"a\":\"\n\"}\n{}\n", "1 2\n[]\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		guessed := readAll(t, in, json.Valid)
+		framed := readAll(t, in, func([]byte) bool { return false })
+		if strings.Join(guessed, "\x00") != strings.Join(framed, "\x00") {
+			t.Fatalf("with guesses %q, framed %q", guessed, framed)
 		}
 	})
 }
