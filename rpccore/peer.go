@@ -152,6 +152,11 @@ type Peer struct {
 
 	reframer Reframer // conn, when its messages may be guesses; nil otherwise
 
+	// single is the document handle reads a single request into: the
+	// reader's own, reused, so that it is not on the reading goroutine's
+	// stack, which an idle connection keeps.
+	single document
+
 	calls *pending.Table
 	subs  subscriptionTable
 
@@ -395,20 +400,21 @@ func (p *Peer) handle(ctx context.Context, msg, dst []byte) (answer []byte, step
 		}
 		return srv.answerBatch(ctx, d, dst, nil), answered
 	}
-	var d document
+	d := &p.single
+	*d = document{}
 	switch {
-	case !srv.readSingle(msg, &d):
+	case !srv.readSingle(msg, d):
 		if d.invalidJSON && p.retract() {
 			return dst, retracted
 		}
-		return srv.refuseSingle(&d, dst, nil), answered
+		return srv.refuseSingle(d, dst, nil), answered
 	case d.single.isResponse():
 		p.calls.Deliver(d.single.id, d.single.result, d.single.errVal)
 		return dst, answered
-	case srv.callsBlocking(&d):
+	case srv.callsBlocking(d):
 		return dst, deferred
 	}
-	return srv.answerSingle(ctx, &d, dst), answered
+	return srv.answerSingle(ctx, d, dst), answered
 }
 
 // retract reports whether the message just read was a guess of the

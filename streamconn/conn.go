@@ -107,19 +107,16 @@ func (c *Conn) ReadMessage(_ context.Context, dst []byte) ([]byte, error) {
 // (guess.go), or else the value as framing finds it.
 func (c *Conn) readValue(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if c.guess.allowed() {
-		if err := c.in.Fill(); err != nil {
-			return c.endOfValue(dst, start, err)
-		}
-		if line, ok := c.guess.take(c.in.Buffered(), c.opts.MaxMessage); ok {
-			return append(dst, line...), nil
-		}
-	}
 	for {
 		if err := c.in.Fill(); err != nil {
 			return c.endOfValue(dst, start, err)
 		}
 		b := c.in.Buffered()
+		if !c.values.started && c.guess.allowed() {
+			if msg, ok := c.guess.take(dst, b, c.opts.MaxMessage); ok {
+				return msg, nil
+			}
+		}
 		skip := 0
 		if !c.values.started {
 			skip = skipSpace(b)

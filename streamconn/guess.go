@@ -26,20 +26,24 @@ type lineGuess struct {
 // allowed reports whether the next message may be a guess.
 func (g *lineGuess) allowed() bool { return !g.off }
 
-// take returns the line that starts b, leading whitespace left out, when
-// it may hold an object or array of at most limit bytes and the newline
-// that ends it has arrived. The bytes stay buffered until settle.
-func (g *lineGuess) take(b []byte, limit int) ([]byte, bool) {
+// take appends to dst the line that starts b, leading whitespace left
+// out, when it may hold an object or array of at most limit bytes and the
+// newline that ends it has arrived. The bytes stay buffered until settle.
+// It is kept out of line: an idle connection waits in its caller's
+// caller, whose stack should stay small enough to be shrunk.
+//
+//go:noinline
+func (g *lineGuess) take(dst, b []byte, limit int) ([]byte, bool) {
 	skip := skipSpace(b)
 	if skip == len(b) || b[skip] != '{' && b[skip] != '[' {
-		return nil, false
+		return dst, false
 	}
 	nl := bytes.IndexByte(b[skip:], '\n')
 	if nl < 0 || nl > limit {
-		return nil, false
+		return dst, false
 	}
 	g.guessed, g.pending = true, skip+nl+1
-	return b[skip : skip+nl], true
+	return append(dst, b[skip:skip+nl]...), true
 }
 
 // settle consumes what the last guess took, unless it was retracted, as
