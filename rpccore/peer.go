@@ -145,10 +145,9 @@ type Peer struct {
 	running sync.WaitGroup // deferred documents
 	spawnMu sync.Mutex     // orders starting deferred documents and stopping
 	stopped bool
-	work    chan []byte    // deferred documents for idle workers (peerworkers.go)
+	work    chan []byte    // deferred documents for idle workers (peerworkers.go); closed when they are to end
 	idle    atomic.Int32   // workers waiting on work
 	workers sync.WaitGroup // workers, idle or not
-	quit    chan struct{}  // closed when the workers are to end
 
 	reframer Reframer // conn, when its messages may be guesses; nil otherwise
 
@@ -217,7 +216,6 @@ func (s *Server) ServePeer(ctx context.Context, conn MessageConn, cfg PeerConfig
 
 		slots:  make(chan struct{}, cfg.MaxInFlight),
 		work:   make(chan []byte),
-		quit:   make(chan struct{}),
 		calls:  pending.New("s"),
 		events: s.cfg.peerEvents,
 		fail:   make(chan struct{}),

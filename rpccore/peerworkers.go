@@ -27,18 +27,17 @@ func (p *Peer) worker(doc []byte) {
 			p.idle.Add(-1)
 			return
 		}
-		select {
-		case doc = <-p.work:
-			p.idle.Add(-1)
-		case <-p.quit:
-			return
+		var ok bool
+		if doc, ok = <-p.work; !ok {
+			return // the peer has ended
 		}
+		p.idle.Add(-1)
 	}
 }
 
 // stopWorkers ends the idle workers once no document runs, and waits for
-// them.
+// them. Nothing is handed to them any more: the reader has returned.
 func (p *Peer) stopWorkers() {
-	close(p.quit)
+	close(p.work)
 	p.workers.Wait()
 }
