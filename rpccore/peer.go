@@ -81,9 +81,11 @@ type WriteInterrupter interface {
 type PeerConfig struct {
 	// Info is attached to the context of every call.
 	Info *RequestInfo
-	// MaxInFlight bounds the documents running on their own goroutines
-	// (those calling Blocking methods); reading waits while it is reached.
-	// Other documents run one after another as they are read. Default 64.
+	// MaxInFlight bounds the documents running apart from the reader
+	// (those calling Blocking methods), each on a worker goroutine of the
+	// connection's, which stays for the next one; reading waits while it
+	// is reached. Other documents run one after another as they are read.
+	// Default 64.
 	MaxInFlight int
 	// SendQueue bounds the notifications waiting to be written, and the
 	// answers: past it, answers wait (and so does reading) and
