@@ -166,7 +166,7 @@ func readAll(t *testing.T, in []byte, keep func(msg []byte) bool) []string {
 		if err != nil {
 			return got
 		}
-		if c.guess.guessed && !keep(msg) {
+		if c.guess.guessed() && !keep(msg) {
 			if !c.Reframe() {
 				t.Fatal("a guess could not be retracted")
 			}

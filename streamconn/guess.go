@@ -19,9 +19,11 @@ import (
 // lineGuess is the state of a connection's guesses.
 type lineGuess struct {
 	off     bool // a guess was retracted, and no framed value has ended a line since
-	guessed bool // the last message read was a guess
-	pending int  // buffered bytes the last guess took, consumed when the next message is read
+	pending int  // bytes the last message took when it was a guess, 0 when not; consumed as the next is read
 }
+
+// guessed reports whether the last message read was a guess.
+func (g *lineGuess) guessed() bool { return g.pending > 0 }
 
 // allowed reports whether the next message may be a guess.
 func (g *lineGuess) allowed() bool { return !g.off }
@@ -29,10 +31,6 @@ func (g *lineGuess) allowed() bool { return !g.off }
 // take appends to dst the line that starts b, leading whitespace left
 // out, when it may hold an object or array of at most limit bytes and the
 // newline that ends it has arrived. The bytes stay buffered until settle.
-// It is kept out of line: an idle connection waits in its caller's
-// caller, whose stack should stay small enough to be shrunk.
-//
-//go:noinline
 func (g *lineGuess) take(dst, b []byte, limit int) ([]byte, bool) {
 	skip := skipSpace(b)
 	if skip == len(b) || b[skip] != '{' && b[skip] != '[' {
@@ -42,7 +40,7 @@ func (g *lineGuess) take(dst, b []byte, limit int) ([]byte, bool) {
 	if nl < 0 || nl > limit {
 		return dst, false
 	}
-	g.guessed, g.pending = true, skip+nl+1
+	g.pending = skip + nl + 1
 	return append(dst, b[skip:skip+nl]...), true
 }
 
@@ -52,14 +50,14 @@ func (g *lineGuess) settle(in *readbuf.Reader) {
 	if g.pending > 0 {
 		in.Consume(g.pending)
 	}
-	g.guessed, g.pending = false, 0
+	g.pending = 0
 }
 
 // retract undoes the last guess, if the last message was one: its bytes
 // are read again, framed, and no line is guessed until a framed value ends
 // one. It reports whether there was a guess to undo.
 func (g *lineGuess) retract() bool {
-	if !g.guessed {
+	if !g.guessed() {
 		return false
 	}
 	*g = lineGuess{off: true}
