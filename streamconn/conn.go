@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/internal/deadline"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/internal/readbuf"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
 )
@@ -23,11 +24,13 @@ type Options struct {
 	// MaxMessage bounds an incoming message in bytes. Default
 	// rpccore.DefaultMaxRequestBytes.
 	MaxMessage int
-	// WriteTimeout bounds one flush of written messages. Default
-	// rpccore.DefaultWriteTimeout.
+	// WriteTimeout bounds one flush of written messages (up to a quarter
+	// more, as IdleTimeout). Default rpccore.DefaultWriteTimeout.
 	WriteTimeout time.Duration
 	// IdleTimeout closes a connection on which no message arrives for
-	// that long. 0 keeps idle connections open.
+	// that long (up to a quarter longer: the read deadline is renewed
+	// only when it comes near, see internal/deadline). 0 keeps idle
+	// connections open.
 	IdleTimeout time.Duration
 }
 
@@ -44,6 +47,8 @@ type Conn struct {
 
 	interruptedRead  atomic.Bool
 	interruptedWrite atomic.Bool
+	readDeadline     deadline.Lazy // under IdleTimeout; ReadMessage has one caller at a time
+	writeDeadline    deadline.Lazy // under writeMu
 
 	writeMu sync.Mutex // WriteMessage and Flush come from the peer's writer, Close from elsewhere
 	out     *[]byte    // messages held until Flush; borrowed from a pool while there are some
@@ -79,11 +84,15 @@ var (
 // input is rpccore.ErrEndOfInput, so that the answers still due are
 // written before the connection closes.
 func (c *Conn) ReadMessage(_ context.Context, dst []byte) ([]byte, error) {
+	if c.opts.IdleTimeout > 0 {
+		if at, ok := c.readDeadline.Renew(c.opts.IdleTimeout); ok {
+			_ = c.nc.SetReadDeadline(at)
+		}
+	}
+	// Checked after the deadline is set: an interruption either shows
+	// here or sets its deadline after this one.
 	if c.interruptedRead.Load() {
 		return dst, errReadInterrupted
-	}
-	if c.opts.IdleTimeout > 0 {
-		_ = c.nc.SetReadDeadline(time.Now().Add(c.opts.IdleTimeout))
 	}
 	c.guess.settle(c.in)
 	var err error
@@ -210,13 +219,16 @@ func (c *Conn) Flush(ctx context.Context) error {
 
 // writeOut writes the held messages; the caller holds writeMu.
 func (c *Conn) writeOut(ctx context.Context) error {
-	if c.interruptedWrite.Load() {
-		return errWriteInterrupted
-	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	_ = c.nc.SetWriteDeadline(time.Now().Add(c.opts.WriteTimeout))
+	if at, ok := c.writeDeadline.Renew(c.opts.WriteTimeout); ok {
+		_ = c.nc.SetWriteDeadline(at)
+	}
+	// Checked after the deadline is set, as in ReadMessage.
+	if c.interruptedWrite.Load() {
+		return errWriteInterrupted
+	}
 	_, err := c.nc.Write(*c.out)
 	if err != nil && c.interruptedWrite.Load() {
 		return errWriteInterrupted

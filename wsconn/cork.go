@@ -14,6 +14,7 @@ import (
 
 	"github.com/gobwas/ws"
 
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/internal/deadline"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/internal/readbuf"
 )
 
@@ -41,6 +42,7 @@ type corkConn struct {
 	written   atomic.Uint64 // flushes of messages completed
 	masks     *maskSource   // a client's masking keys; nil on the server side, whose frames are not masked
 	header    [ws.MaxHeaderSize]byte
+	deadline  deadline.Lazy // the write deadline, renewed only when it comes near
 }
 
 // newCorkConn wraps conn; early holds what the peer sent before the
@@ -116,7 +118,7 @@ func (c *corkConn) writeControl(op ws.OpCode, payload []byte) error {
 	}
 	b := heldBuffers.Get().(*[]byte)
 	c.appendFrame(b, op, payload)
-	err := c.writeNow(*b, c.timeout, true)
+	err := c.writeNow(*b, c.timeout)
 	putHeld(b)
 	return err
 }
@@ -138,7 +140,15 @@ func (c *corkConn) writeClose(body []byte) error {
 	}
 	c.held, c.corked = nil, false
 	c.appendFrame(b, ws.OpClose, body)
-	err := c.writeNow(*b, min(c.timeout, closeTimeout), false)
+	// The close frame gets a deadline of its own, however near the one
+	// left by the last flush (or an interruption) is.
+	var at time.Time
+	if t := min(c.timeout, closeTimeout); t > 0 {
+		at = time.Now().Add(t)
+	}
+	_ = c.nc.SetWriteDeadline(at)
+	c.deadline.Forget()
+	_, err := c.nc.Write(*b)
 	putHeld(b)
 	return err
 }
@@ -150,16 +160,16 @@ func (c *corkConn) sentClose() bool {
 	return c.closeSent
 }
 
-// writeNow writes b, giving up after timeout (0: never); c.mu is held.
-// When checkStopped, it fails after interruptWrites.
-func (c *corkConn) writeNow(b []byte, timeout time.Duration, checkStopped bool) error {
-	if timeout > 0 {
-		_ = c.nc.SetWriteDeadline(time.Now().Add(timeout))
-		defer func() { _ = c.nc.SetWriteDeadline(time.Time{}) }()
+// writeNow writes b, giving up after timeout (up to a quarter more, see
+// internal/deadline; 0: never), and fails after interruptWrites; c.mu is
+// held.
+func (c *corkConn) writeNow(b []byte, timeout time.Duration) error {
+	if at, ok := c.deadline.Renew(timeout); ok {
+		_ = c.nc.SetWriteDeadline(at)
 	}
 	// Checked after the deadline is set: an interruption either shows
 	// here or sets its deadline after this one.
-	if checkStopped && c.stopped.Load() {
+	if c.stopped.Load() {
 		return errWritesInterrupted
 	}
 	_, err := c.nc.Write(b)
@@ -208,7 +218,7 @@ func (c *corkConn) uncork(ctx context.Context, timeout time.Duration) error {
 		return err
 	}
 	c.writing.Store(true)
-	err := c.writeNow(*held, timeout, true)
+	err := c.writeNow(*held, timeout)
 	c.writing.Store(false)
 	if err == nil {
 		c.written.Add(1)
