@@ -3,9 +3,15 @@ package streamconn
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net"
+	"os"
 	"testing"
+	"time"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/internal/nettest"
 )
 
 // writeCounter is a net.Conn whose writes are kept and counted.
@@ -59,4 +65,51 @@ func TestALongBatchIsWrittenInPiecesFromOneBuffer(t *testing.T) {
 			}
 		}
 	}
+}
+
+func TestAFlushToAClientThatDoesNotReadGivesUpAfterTheWriteTimeout(t *testing.T) {
+	server, client := nettest.TCPPair(t)
+	const timeout = 150 * time.Millisecond
+	c := New(server, nil, Options{WriteTimeout: timeout})
+	ctx := context.Background()
+	// A flush long after the last one (its deadline has passed) still
+	// writes: the deadline is renewed when it comes near.
+	if err := c.WriteMessage(ctx, []byte(`{"first":true}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * timeout)
+	if err := c.WriteMessage(ctx, []byte(`{"second":true}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Flush(ctx); err != nil {
+		t.Fatalf("a flush after an idle spell failed: %v", err)
+	}
+	got := make([]byte, len(`{"first":true}`+"\n"+`{"second":true}`+"\n"))
+	if _, err := io.ReadFull(client, got); err != nil {
+		t.Fatal(err)
+	}
+	// Nobody reads from here on: the socket fills, and the flush blocked
+	// on it fails within the timeout and the quarter more it may take.
+	msg := bytes.Repeat([]byte("x"), 32<<10)
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); {
+		if err := c.WriteMessage(ctx, msg); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		err := c.Flush(ctx)
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("the flush failed with %v, want a deadline", err)
+		}
+		if d := time.Since(start); d > 2*timeout {
+			t.Fatalf("the flush gave up after %v, want at most about %v", d, timeout+timeout/4)
+		}
+		return
+	}
+	t.Fatal("flushing to a client that does not read never failed")
 }
