@@ -109,6 +109,7 @@ func provisionEndpoint(ctx caddy.Context, owner any, o endpointOptions, peers pe
 		rpccore.WithMaxDepth(o.maxDepth),
 		rpccore.WithBatchConcurrency(o.concurrency),
 		rpccore.WithObserver(&endpointObserver{metrics: e.metrics, peerEvents: peers, logger: logger}),
+		rpccore.WithCallTimingSample(callTimingSample),
 		rpccore.WithHub(hub),
 	}
 	switch f := o.methods; {

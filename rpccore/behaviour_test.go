@@ -346,3 +346,49 @@ func TestCallGateRefusesOrHidesCalls(t *testing.T) {
 		t.Fatalf("the gate sees each call to a registered method, notifications too: %v", seen)
 	}
 }
+
+// timingCounter counts each method's calls and the calls timed.
+type timingCounter struct {
+	mu           sync.Mutex
+	calls, timed map[string]int
+}
+
+func (o *timingCounter) ObserveCall(method string, _ int, d time.Duration) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.calls[method]++
+	if d != rpccore.NotTimed {
+		o.timed[method]++
+	}
+}
+
+func TestCallTimingSampleTimesEveryBlockingCallAndASampleOfTheRest(t *testing.T) {
+	obs := &timingCounter{calls: map[string]int{}, timed: map[string]int{}}
+	s := demoServer(t, rpccore.WithObserver(obs), rpccore.WithCallTimingSample(4))
+	const adds, delays = 4000, 20
+	for range adds {
+		call(s, `{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`)
+	}
+	for range delays {
+		call(s, `{"jsonrpc":"2.0","method":"delay","params":[0],"id":1}`)
+	}
+	if obs.calls["add"] != adds || obs.calls["delay"] != delays {
+		t.Fatalf("observer heard of %v, want every call", obs.calls)
+	}
+	// One in four at random: 1000 expected, with a standard deviation of 27.
+	if n := obs.timed["add"]; n < 800 || n > 1200 {
+		t.Errorf("%d of %d add calls timed, want about a quarter", n, adds)
+	}
+	if n := obs.timed["delay"]; n != delays {
+		t.Errorf("%d of %d calls of the Blocking delay timed, want all", n, delays)
+	}
+
+	every := &timingCounter{calls: map[string]int{}, timed: map[string]int{}}
+	s = demoServer(t, rpccore.WithObserver(every))
+	for range 100 {
+		call(s, `{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`)
+	}
+	if every.timed["add"] != 100 {
+		t.Errorf("by default %d of 100 calls timed, want all", every.timed["add"])
+	}
+}

@@ -4,6 +4,7 @@ package rpccore
 // the limits, and the answer to each request object.
 
 import (
+	"math/rand/v2"
 	"context"
 	"runtime/debug"
 	"strconv"
@@ -225,8 +226,8 @@ func (s *Server) answer(ctx context.Context, r *request, dst []byte) ([]byte, in
 	start := len(dst)
 	dst = append(dst, resultPrefix...)
 	resultStart := len(dst)
-	var began time.Duration
-	if s.cfg.observer != nil {
+	began := NotTimed
+	if s.cfg.observer != nil && s.timesCall(e) {
 		began = monotonic()
 	}
 	dst, err := s.invoke(ctx, e, &r.args, dst)
@@ -246,7 +247,11 @@ func (s *Server) answer(ctx context.Context, r *request, dst []byte) ([]byte, in
 		dst = append(dst, '}')
 	}
 	if s.cfg.observer != nil {
-		s.observeCall(e, code, monotonic()-began)
+		d := NotTimed
+		if began != NotTimed {
+			d = monotonic() - began
+		}
+		s.observeCall(e, code, d)
 	}
 	if r.id == nil {
 		return dst[:start], code
@@ -254,8 +259,16 @@ func (s *Server) answer(ctx context.Context, r *request, dst []byte) ([]byte, in
 	return dst, code
 }
 
+// timesCall says whether a call of e is timed: every call of a Blocking
+// method, and of the others all or one in the sample, at random
+// (WithCallTimingSample).
+func (s *Server) timesCall(e *entry) bool {
+	n := s.cfg.timingSample
+	return n <= 1 || e.blocking || rand.Uint32N(uint32(n)) == 0
+}
+
 // observeCall tells the observer of a call of e that ended with code
-// after d.
+// after d (NotTimed when it was not timed).
 func (s *Server) observeCall(e *entry, code int, d time.Duration) {
 	if e.calls != nil {
 		e.calls.ObserveCall(code, d)
