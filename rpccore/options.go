@@ -17,7 +17,7 @@ type config struct {
 	filter           func(name string) bool
 	gate             func(ctx context.Context, method string) error
 	observer         Observer
-	timingSample     int // time one call in this many of methods that do not block; <= 1 times all
+	timingSample     int           // time one call in this many of methods that do not block; <= 1 times all
 	panics           PanicObserver // observer, when it hears of panics
 	peerEvents       PeerObserver  // observer, when it hears of peers; never nil
 	hub              Hub

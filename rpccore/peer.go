@@ -147,7 +147,7 @@ type Peer struct {
 	running sync.WaitGroup // deferred documents
 	spawnMu sync.Mutex     // orders starting deferred documents and stopping
 	stopped bool
-	work    chan []byte    // deferred documents for idle workers (peerworkers.go); closed when they are to end
+	work    chan *[]byte   // deferred documents for idle workers (peerworkers.go); closed when they are to end
 	idle    atomic.Int32   // workers waiting on work
 	workers sync.WaitGroup // workers, idle or not
 
@@ -217,7 +217,7 @@ func (s *Server) ServePeer(ctx context.Context, conn MessageConn, cfg PeerConfig
 		cfg:  cfg,
 
 		slots:  make(chan struct{}, cfg.MaxInFlight),
-		work:   make(chan []byte),
+		work:   make(chan *[]byte),
 		calls:  pending.New("s"),
 		events: s.cfg.peerEvents,
 		fail:   make(chan struct{}),
@@ -442,7 +442,9 @@ func (p *Peer) spawn(stop <-chan struct{}, doc []byte) error {
 	}
 	p.running.Add(1)
 	p.spawnMu.Unlock()
-	p.startDeferred(append([]byte(nil), doc...))
+	buf := getBuffer()
+	*buf = append((*buf)[:0], doc...)
+	p.startDeferred(buf)
 	return nil
 }
 

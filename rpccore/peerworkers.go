@@ -5,9 +5,9 @@ package rpccore
 // each document would grow its stack anew every time, which costs more
 // than the call itself for a method that only waits.
 
-// startDeferred hands doc, which the caller owns no longer, to an idle
-// worker, or to a new one when none is waiting.
-func (p *Peer) startDeferred(doc []byte) {
+// startDeferred hands doc, a pooled buffer which the caller owns no
+// longer, to an idle worker, or to a new one when none is waiting.
+func (p *Peer) startDeferred(doc *[]byte) {
 	select {
 	case p.work <- doc:
 	default:
@@ -19,10 +19,11 @@ func (p *Peer) startDeferred(doc []byte) {
 // worker answers doc, then the documents it is handed while it waits,
 // until more workers are idle than the peer may run documents at once, or
 // the peer ends.
-func (p *Peer) worker(doc []byte) {
+func (p *Peer) worker(doc *[]byte) {
 	defer p.workers.Done()
 	for {
-		p.runDeferred(doc)
+		p.runDeferred(*doc)
+		putBuffer(doc)
 		if p.idle.Add(1) > int32(cap(p.slots)) {
 			p.idle.Add(-1)
 			return

@@ -4,8 +4,8 @@ package rpccore
 // the limits, and the answer to each request object.
 
 import (
-	"math/rand/v2"
 	"context"
+	"math/rand/v2"
 	"runtime/debug"
 	"strconv"
 	"sync"
