@@ -113,3 +113,45 @@ func TestAFlushToAClientThatDoesNotReadGivesUpAfterTheWriteTimeout(t *testing.T)
 	}
 	t.Fatal("flushing to a client that does not read never failed")
 }
+
+func TestTryFlushWritesWhatTheSocketTakesAndFlushTheRest(t *testing.T) {
+	server, client := nettest.TCPPair(t)
+	c := New(server, nil, Options{})
+	ctx := context.Background()
+	var want bytes.Buffer
+	// Nobody reads yet: TryFlush writes until the socket is full, then
+	// holds the rest, a part of a message included, without waiting.
+	for i := 0; ; i++ {
+		msg := fmt.Appendf(nil, `{"n":%d,"pad":"%01000d"}`, i, i)
+		if err := c.WriteMessage(ctx, msg); err != nil {
+			t.Fatal(err)
+		}
+		want.Write(msg)
+		want.WriteByte('\n')
+		start := time.Now()
+		all, err := c.TryFlush()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d > time.Second {
+			t.Fatalf("TryFlush took %v", d)
+		}
+		if !all {
+			break
+		}
+		if i > 100_000 {
+			t.Fatal("the socket never filled")
+		}
+	}
+	got := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(io.LimitReader(client, int64(want.Len())))
+		got <- b
+	}()
+	if err := c.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if b := <-got; !bytes.Equal(b, want.Bytes()) {
+		t.Fatalf("the client read %d bytes, not the %d written in order", len(b), want.Len())
+	}
+}

@@ -130,3 +130,49 @@ func TestClientFramesAreMaskedInTheHeldBuffer(t *testing.T) {
 		t.Fatalf("3 frames had %d masks", len(masks))
 	}
 }
+
+func TestTryUncorkWritesWhatTheSocketTakesAndUncorkTheRest(t *testing.T) {
+	server, client := nettest.TCPPair(t)
+	c := newCorkConn(server, nil)
+	var want bytes.Buffer
+	// Nobody reads yet: tryUncork writes until the socket is full, then
+	// holds the rest, part of a frame included, and a ping follows it.
+	for i := 0; ; i++ {
+		msg := []byte(strings.Repeat("y", 1000) + string(rune('a'+i%26)))
+		c.holdTextFrame(msg)
+		want.Write([]byte("\x81\x7e\x03\xe9"))
+		want.Write(msg)
+		start := time.Now()
+		all, err := c.tryUncork()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d > time.Second {
+			t.Fatalf("tryUncork took %v", d)
+		}
+		if !all {
+			break
+		}
+		if i > 100_000 {
+			t.Fatal("the socket never filled")
+		}
+	}
+	if err := c.writeControl(ws.OpPing, []byte("p")); err != nil {
+		t.Fatal(err)
+	}
+	want.Write([]byte("\x89\x01p"))
+	got := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(io.LimitReader(client, int64(want.Len())))
+		got <- b
+	}()
+	if err := c.uncork(context.Background(), 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if b := <-got; !bytes.Equal(b, want.Bytes()) {
+		t.Fatalf("the client read %d bytes, not the %d written in order", len(b), want.Len())
+	}
+	if c.held != nil {
+		t.Fatal("the write buffer is kept after the flush")
+	}
+}
