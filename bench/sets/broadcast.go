@@ -48,7 +48,10 @@ func (ws *WebSocket) Broadcast(ctx context.Context, e *Env) schema.Set {
 			"connection in turn from the publisher's goroutine: it shows what delivery itself costs here, where " +
 			"every subscriber costs a write on the server and a read in the client, on the same two cores. " +
 			"The write system calls alone are the harness writing a notification-sized message (100 bytes) to as " +
-			"many loopback TCP connections in turn, nobody reading: the least a delivery to each can cost here",
+			"many loopback TCP connections in turn, nobody reading: the least a write to each can cost here. " +
+			"Writes and reads are the same writes shared between one goroutine per processor, with a goroutine of " +
+			"the harness reading each connection, the clock stopping when the last has the message: the least a " +
+			"delivery to each subscriber can cost on these two cores, the readers' share included",
 		Metric: schema.Metric{Name: "ms", Unit: "ms until the last subscriber has it", Better: schema.Lower, Log: true},
 		XLabel: "subscribers",
 	}
@@ -56,7 +59,8 @@ func (ws *WebSocket) Broadcast(ctx context.Context, e *Env) schema.Set {
 	for _, impl := range impls {
 		s.Series = append(s.Series, series(impl.name, impl.label, impl.role, "ms", "ms"))
 	}
-	s.Series = append(s.Series, series("writes", "write system calls alone", schema.Ceiling, "ms", "ms"))
+	s.Series = append(s.Series, series("writes", "write system calls alone", schema.Ceiling, "ms", "ms"),
+		series("writes_read", "writes and reads, no WebSocket", schema.Ceiling, "ms", "ms"))
 	runs := collector{}
 	for _, n := range e.Profile.BroadcastSizes {
 		x := broadcastX(n)
@@ -87,10 +91,18 @@ func (ws *WebSocket) Broadcast(ctx context.Context, e *Env) schema.Set {
 		for _, t := range times[e.Profile.BroadcastWarmup:] {
 			runs.add("writes", "ms", x, float64(t)/float64(time.Millisecond))
 		}
+		times, err = wsload.WritesRead(n, 100, e.Profile.BroadcastWarmup+e.Profile.BroadcastRuns)
+		if err != nil {
+			return failed(s, fmt.Errorf("%s, writes and reads: %w", x, err))
+		}
+		for _, t := range times[e.Profile.BroadcastWarmup:] {
+			runs.add("writes_read", "ms", x, float64(t)/float64(time.Millisecond))
+		}
 	}
 	runs.fill(&s)
 	s.Compare("ours", "geth")
 	s.Compare("ours", "fanout")
 	s.Compare("ours", "writes")
+	s.Compare("ours", "writes_read")
 	return s
 }

@@ -155,3 +155,18 @@ func TestWritesTimesEveryRound(t *testing.T) {
 		}
 	}
 }
+
+func TestWritesReadTimesEveryRoundUntilEveryReaderHasIt(t *testing.T) {
+	times, err := WritesRead(200, 100, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(times) != 5 {
+		t.Fatalf("%d rounds timed, want 5", len(times))
+	}
+	for _, d := range times {
+		if d <= 0 || d > 10*time.Second {
+			t.Fatalf("a round took %v", d)
+		}
+	}
+}
