@@ -6,7 +6,6 @@ package rpccore
 import (
 	"context"
 	"errors"
-	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -216,12 +215,18 @@ func (h *LocalHub) Publish(topic string, payload []byte) error {
 		return err
 	}
 	if !h.KeepsHistory() {
-		DeliverAll(*t.subs.Load(), Message{Payload: payload}, deliverTo)
+		m := Message{Payload: payload}
+		for _, s := range *t.subs.Load() {
+			s.deliver(m)
+		}
 		return nil
 	}
 	t.publishMu.Lock()
 	defer t.publishMu.Unlock()
-	DeliverAll(*t.subs.Load(), t.ring.add(payload, h.epoch, h.history), deliverTo)
+	m := t.ring.add(payload, h.epoch, h.history)
+	for _, s := range *t.subs.Load() {
+		s.deliver(m)
+	}
 	return nil
 }
 
@@ -274,41 +279,3 @@ func (h *LocalHub) Subscribers(topic string) int {
 }
 
 var _ HistoryHub = (*LocalHub)(nil)
-
-// DeliverAll hands m to every subscriber of a topic through deliver, for
-// Hub implementations. A topic with many subscribers is split into shares
-// delivered at once, one per processor, the calling goroutine taking the
-// first: a subscriber's peer writes a notification on the goroutine that
-// delivers it when its connection can (TryFlusher), and the write system
-// calls of a broadcast then run side by side. It returns once every
-// subscriber has m, so that the next message a publisher sends reaches
-// each subscriber after this one.
-func DeliverAll[S any](subs []S, m Message, deliver func(S, Message)) {
-	shares := min(runtime.GOMAXPROCS(0), len(subs)/minDeliveryShare)
-	if shares <= 1 {
-		for _, s := range subs {
-			deliver(s, m)
-		}
-		return
-	}
-	var wg sync.WaitGroup
-	for i := 1; i < shares; i++ {
-		share := subs[i*len(subs)/shares : (i+1)*len(subs)/shares]
-		wg.Go(func() {
-			for _, s := range share {
-				deliver(s, m)
-			}
-		})
-	}
-	for _, s := range subs[:len(subs)/shares] {
-		deliver(s, m)
-	}
-	wg.Wait()
-}
-
-// minDeliveryShare is the fewest subscribers a goroutine of DeliverAll
-// delivers to: fewer are not worth starting one for.
-const minDeliveryShare = 64
-
-// deliverTo hands m to s.
-func deliverTo(s *hubSubscriber, m Message) { s.deliver(m) }

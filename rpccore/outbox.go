@@ -49,11 +49,8 @@ type outbox struct {
 	answers       int
 	limit         int
 	policy        SlowConsumerPolicy
-	writer        func()                     // started on its own goroutine when the queue fills from empty
-	writing       bool                       // the writer is running, or a direct write is under way
-	direct        func([]outMsg) (held bool) // writes messages at once when the writer is idle; nil when the connection cannot
-	held          int                        // messages a direct write left in the connection for the writer to flush
-	one           [1]outMsg                  // the message of a direct write; used by whoever has the writing turn
+	writer        func() // started on its own goroutine when the queue fills from empty
+	writing       bool   // the writer is running
 	idle          sync.Cond
 	closed        bool
 	dropped       uint64
@@ -114,21 +111,14 @@ func (o *outbox) pushAnswers(ms []outMsg) bool {
 
 // pushNotification queues a notification without waiting. When the queue
 // holds its limit of notifications, DropOldest drops the oldest one and
-// Disconnect fails with ErrSlowConsumer. When nothing is queued and the
-// writer is idle, the notification is written at once, on this goroutine,
-// as far as the connection takes it without waiting (writeDirectly).
+// Disconnect fails with ErrSlowConsumer.
 func (o *outbox) pushNotification(m outMsg) error {
 	m.notification = true
 	o.mu.Lock()
+	defer o.mu.Unlock()
 	if o.closed {
-		o.mu.Unlock()
 		return ErrPeerClosed
 	}
-	if o.direct != nil && !o.writing && len(o.queue) == 0 {
-		o.writeDirectly(m) // unlocks mu
-		return nil
-	}
-	defer o.mu.Unlock()
 	if o.notifications >= o.limit {
 		if o.policy == Disconnect {
 			return ErrSlowConsumer
@@ -174,39 +164,6 @@ func (o *outbox) pushNotificationWait(m outMsg, done context.Context) error {
 	o.notifications++
 	o.signal()
 	return nil
-}
-
-// writeDirectly writes m through direct with the writing turn, then gives
-// the turn back, or hands it to the writer when the connection holds part
-// of m still or more was queued meanwhile. The caller holds mu, which it
-// unlocks for the write.
-func (o *outbox) writeDirectly(m outMsg) {
-	o.writing = true
-	o.one[0] = m
-	o.mu.Unlock()
-	held := o.direct(o.one[:])
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.one[0] = outMsg{}
-	if held {
-		o.held = 1
-	}
-	if held || len(o.queue) > 0 {
-		go o.writer() // with the writing turn, still set
-		return
-	}
-	o.writing = false
-	o.idle.Broadcast()
-}
-
-// takeHeld returns how many messages a direct write left in the
-// connection, to be flushed by the writer, and forgets them.
-func (o *outbox) takeHeld() int {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	n := o.held
-	o.held = 0
-	return n
 }
 
 // take returns everything queued, or nil when nothing is: the writer

@@ -77,21 +77,6 @@ type WriteInterrupter interface {
 	InterruptWrite()
 }
 
-// TryFlusher is implemented by a MessageConn that can write without
-// waiting. A peer then writes a notification queued while its writer is
-// idle on the goroutine that queues it (a hub delivering a broadcast), as
-// far as the connection takes it at once, instead of starting its writer
-// for it; whatever the connection did not take is written by the writer's
-// next Flush.
-type TryFlusher interface {
-	// TryFlush writes the messages held since the last flush as far as the
-	// connection takes them without waiting, and reports whether all of
-	// them went; what did not stays held for the next Flush. A connection
-	// that cannot write without waiting at the moment reports false and
-	// writes nothing.
-	TryFlush() (bool, error)
-}
-
 // PeerConfig configures ServePeer. Zero fields take the defaults.
 type PeerConfig struct {
 	// Info is attached to the context of every call.
@@ -166,9 +151,7 @@ type Peer struct {
 	idle    atomic.Int32   // workers waiting on work
 	workers sync.WaitGroup // workers, idle or not
 
-	reframer   Reframer   // conn, when its messages may be guesses; nil otherwise
-	tryFlusher TryFlusher // conn, when it can write without waiting; nil otherwise
-	scratch    []byte     // a notification put together; used by whoever writes (peerwrite.go)
+	reframer Reframer // conn, when its messages may be guesses; nil otherwise
 
 	// single is the document handle reads a single request into: the
 	// reader's own, reused, so that it is not on the reading goroutine's
@@ -255,10 +238,6 @@ func (s *Server) ServePeer(ctx context.Context, conn MessageConn, cfg PeerConfig
 	}
 	p.reframer, _ = conn.(Reframer)
 	p.out = newOutbox(cfg.SendQueue, cfg.SlowConsumer, p.events, p.writeLoop)
-	if tf, ok := conn.(TryFlusher); ok {
-		p.tryFlusher = tf
-		p.out.direct = p.writeDirect
-	}
 	p.subs.init(p.events)
 
 	var reason error
@@ -509,6 +488,48 @@ func (p *Peer) waitRunning(grace time.Duration) {
 	select {
 	case <-done:
 	case <-timer.C:
+	}
+}
+
+// writeLoop writes whatever is queued, flushing once per batch taken, and
+// returns when the queue is empty.
+func (p *Peer) writeLoop() {
+	var scratch []byte
+	for {
+		msgs := p.out.take()
+		if msgs == nil {
+			return
+		}
+		failed := p.failure() != nil
+		for i := range msgs {
+			m := &msgs[i]
+			if !failed {
+				data := m.head
+				if m.body != nil {
+					scratch = append(append(scratch[:0], m.head...), m.body...)
+					if m.tail != nil {
+						scratch = append(scratch, m.tail...)
+					} else {
+						scratch = append(scratch, '}', '}')
+					}
+					data = scratch
+				}
+				if err := p.conn.WriteMessage(p.writeCtx, data); err != nil {
+					p.setFailure(err)
+					failed = true
+				}
+			}
+			if m.pooled != nil {
+				putBuffer(m.pooled)
+			}
+		}
+		if !failed {
+			if err := p.conn.Flush(p.writeCtx); err != nil {
+				p.setFailure(err)
+			} else {
+				p.events.MessagesOut(len(msgs))
+			}
+		}
 	}
 }
 

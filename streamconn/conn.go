@@ -14,7 +14,6 @@ import (
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/internal/deadline"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/internal/readbuf"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/internal/trywrite"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
 )
 
@@ -51,9 +50,8 @@ type Conn struct {
 	readDeadline     deadline.Lazy // under IdleTimeout; ReadMessage has one caller at a time
 	writeDeadline    deadline.Lazy // under writeMu
 
-	writeMu sync.Mutex      // WriteMessage and Flush come from the peer's writer, Close from elsewhere
-	out     *[]byte         // messages held until Flush; borrowed from a pool while there are some
-	try     trywrite.Writer // TryFlush's writes, which never wait
+	writeMu sync.Mutex // WriteMessage and Flush come from the peer's writer, Close from elsewhere
+	out     *[]byte    // messages held until Flush; borrowed from a pool while there are some
 }
 
 // New wraps nc, starting with early: bytes read from it before it was
@@ -65,7 +63,7 @@ func New(nc net.Conn, early []byte, opts Options) *Conn {
 	if opts.WriteTimeout <= 0 {
 		opts.WriteTimeout = rpccore.DefaultWriteTimeout
 	}
-	return &Conn{nc: nc, opts: opts, in: readbuf.New(nc, early), try: trywrite.New(nc)}
+	return &Conn{nc: nc, opts: opts, in: readbuf.New(nc, early)}
 }
 
 // NetConn returns the wrapped connection.
@@ -219,33 +217,6 @@ func (c *Conn) Flush(ctx context.Context) error {
 	return c.writeOut(ctx)
 }
 
-// TryFlush implements rpccore.TryFlusher: the held messages are written
-// as far as the socket takes them at once. A connection whose socket is
-// out of reach (TLS) writes nothing here; its Flush writes.
-func (c *Conn) TryFlush() (bool, error) {
-	c.writeMu.Lock()
-	defer c.writeMu.Unlock()
-	if c.out == nil {
-		return true, nil
-	}
-	if c.interruptedWrite.Load() {
-		return false, errWriteInterrupted
-	}
-	if !c.try.Able() {
-		return false, nil
-	}
-	n, err := c.try.Write(*c.out)
-	if err != nil {
-		return false, err
-	}
-	if n == len(*c.out) {
-		c.releaseOut()
-		return true, nil
-	}
-	*c.out = (*c.out)[:copy(*c.out, (*c.out)[n:])]
-	return false, nil
-}
-
 // writeOut writes the held messages; the caller holds writeMu.
 func (c *Conn) writeOut(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
@@ -312,7 +283,6 @@ var (
 	_ rpccore.MessageConn      = (*Conn)(nil)
 	_ rpccore.ReadInterrupter  = (*Conn)(nil)
 	_ rpccore.WriteInterrupter = (*Conn)(nil)
-	_ rpccore.TryFlusher       = (*Conn)(nil)
 )
 
 // BeforeReadWait implements rpccore.ReadWaitNotifier.

@@ -111,10 +111,6 @@ func (c *Conn) Flush(ctx context.Context) error {
 	return c.cork.uncork(ctx, c.writeTimeout)
 }
 
-// TryFlush implements rpccore.TryFlusher: what is held is written as far
-// as the socket takes it at once; the rest waits for Flush.
-func (c *Conn) TryFlush() (bool, error) { return c.cork.tryUncork() }
-
 // BeforeReadWait implements rpccore.ReadWaitNotifier.
 func (c *Conn) BeforeReadWait(f func()) { c.rd.BeforeRead = f }
 
@@ -123,5 +119,4 @@ var (
 	_ rpccore.ReadInterrupter  = (*Conn)(nil)
 	_ rpccore.WriteInterrupter = (*Conn)(nil)
 	_ rpccore.ReadWaitNotifier = (*Conn)(nil)
-	_ rpccore.TryFlusher       = (*Conn)(nil)
 )

@@ -16,7 +16,6 @@ import (
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/internal/deadline"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/internal/readbuf"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/internal/trywrite"
 )
 
 // heldBuffers holds the buffers corked writes gather in.
@@ -43,15 +42,14 @@ type corkConn struct {
 	written   atomic.Uint64 // flushes of messages completed
 	masks     *maskSource   // a client's masking keys; nil on the server side, whose frames are not masked
 	header    [ws.MaxHeaderSize]byte
-	deadline  deadline.Lazy   // the write deadline, renewed only when it comes near
-	try       trywrite.Writer // tryUncork's writes, which never wait
+	deadline  deadline.Lazy // the write deadline, renewed only when it comes near
 }
 
 // newCorkConn wraps conn; early holds what the peer sent before the
 // connection was handed over, to be read first. Its frames are not masked
 // unless maskFrames is called.
 func newCorkConn(conn net.Conn, early []byte) *corkConn {
-	return &corkConn{nc: conn, reader: readbuf.New(conn, early), try: trywrite.New(conn)}
+	return &corkConn{nc: conn, reader: readbuf.New(conn, early)}
 }
 
 // maskFrames makes c write as a client: every frame masked with a fresh
@@ -226,39 +224,6 @@ func (c *corkConn) uncork(ctx context.Context, timeout time.Duration) error {
 		c.written.Add(1)
 	}
 	return err
-}
-
-// tryUncork writes what is held as far as the socket takes it at once,
-// and stops holding when all of it went: it reports whether it did. What
-// did not go stays held (and the connection corked, so that a ping
-// follows it) for the next uncork. A connection whose socket is out of
-// reach (TLS) writes nothing here.
-func (c *corkConn) tryUncork() (bool, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	held := c.held
-	if held == nil {
-		c.corked = false
-		return true, nil
-	}
-	if c.stopped.Load() {
-		return false, errWritesInterrupted
-	}
-	if !c.try.Able() {
-		return false, nil
-	}
-	n, err := c.try.Write(*held)
-	if err != nil {
-		return false, err
-	}
-	if n < len(*held) {
-		*held = (*held)[:copy(*held, (*held)[n:])]
-		return false, nil
-	}
-	c.corked, c.held = false, nil
-	putHeld(held)
-	c.written.Add(1)
-	return true, nil
 }
 
 // errWritesInterrupted is what flushes return after interruptWrites.

@@ -58,11 +58,10 @@ func (h *Hub) fanout(t *topic, m rpccore.Message) {
 	if h.closed.Load() {
 		return
 	}
-	rpccore.DeliverAll(*t.subs.Load(), m, deliverTo)
+	for _, s := range *t.subs.Load() {
+		s.deliver(m)
+	}
 }
-
-// deliverTo hands m to s.
-func deliverTo(s *subscriber, m rpccore.Message) { s.deliver(m) }
 
 // Subscribe implements rpccore.Hub. The first local subscriber of a topic
 // makes this process's NATS subscription to it, and waits until NATS has
