@@ -15,31 +15,11 @@ import (
 // in turn from one goroutine. The other ends are not read: the bytes wait
 // in the socket buffers.
 func Writes(n, size, runs int) ([]time.Duration, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	_, servers, closeAll, err := loopbackPairs(n)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("wsload: writes: %w", err)
 	}
-	defer l.Close()
-	conns := make([]net.Conn, 0, 2*n)
-	defer func() {
-		for _, c := range conns {
-			c.Close()
-		}
-	}()
-	servers := make([]net.Conn, 0, n)
-	for range n {
-		c, err := net.Dial("tcp", l.Addr().String())
-		if err != nil {
-			return nil, fmt.Errorf("wsload: writes: %w", err)
-		}
-		conns = append(conns, c)
-		s, err := l.Accept()
-		if err != nil {
-			return nil, fmt.Errorf("wsload: writes: %w", err)
-		}
-		conns = append(conns, s)
-		servers = append(servers, s)
-	}
+	defer closeAll()
 	msg := make([]byte, size)
 	times := make([]time.Duration, 0, runs)
 	for range runs {
@@ -52,4 +32,35 @@ func Writes(n, size, runs int) ([]time.Duration, error) {
 		times = append(times, time.Since(start))
 	}
 	return times, nil
+}
+
+// loopbackPairs opens n loopback TCP connections and returns both ends of
+// each, and a function that closes them all.
+func loopbackPairs(n int) (clients, servers []net.Conn, closeAll func(), err error) {
+	closeAll = func() {
+		for i := range clients {
+			clients[i].Close()
+			servers[i].Close()
+		}
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer l.Close()
+	for range n {
+		c, err := net.Dial("tcp", l.Addr().String())
+		if err != nil {
+			closeAll()
+			return nil, nil, nil, err
+		}
+		s, err := l.Accept()
+		if err != nil {
+			c.Close()
+			closeAll()
+			return nil, nil, nil, err
+		}
+		clients, servers = append(clients, c), append(servers, s)
+	}
+	return clients, servers, closeAll, nil
 }

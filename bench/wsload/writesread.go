@@ -8,7 +8,6 @@ package wsload
 import (
 	"fmt"
 	"io"
-	"net"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -21,35 +20,19 @@ import (
 // writes are shared between one goroutine per processor, each writing to
 // its connections in turn.
 func WritesRead(n, size, runs int) ([]time.Duration, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	clients, servers, closeAll, err := loopbackPairs(n)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("wsload: writes read: %w", err)
 	}
-	defer l.Close()
-	var conns []net.Conn
 	var readers sync.WaitGroup
 	defer func() {
-		for _, c := range conns {
-			c.Close()
-		}
+		closeAll()
 		readers.Wait()
 	}()
-	servers := make([]net.Conn, 0, n)
 	var waiting atomic.Int64
 	round := make(chan struct{}, 1)
 	var last atomic.Int64 // Unix ns of the latest arrival in the round
-	for range n {
-		c, err := net.Dial("tcp", l.Addr().String())
-		if err != nil {
-			return nil, fmt.Errorf("wsload: writes read: %w", err)
-		}
-		conns = append(conns, c)
-		s, err := l.Accept()
-		if err != nil {
-			return nil, fmt.Errorf("wsload: writes read: %w", err)
-		}
-		conns = append(conns, s)
-		servers = append(servers, s)
+	for _, c := range clients {
 		readers.Go(func() {
 			buf := make([]byte, size)
 			for {
