@@ -28,6 +28,7 @@ type Table struct {
 	next      atomic.Uint64 // the number of the last call opened
 	shards    []shard       // calls by number, n & mask
 	mask      uint64
+	shift     uint                         // log2(len(shards))
 	onDeliver func(c *Call, result []byte) // see SetDeliverHook
 
 	finMu     sync.Mutex
@@ -38,9 +39,9 @@ type Table struct {
 // shard is one lock's share of a table's calls.
 type shard struct {
 	mu     sync.Mutex
-	calls  map[uint64]*Call // made by the first Open of the shard
-	closed error            // set once Close has been called
-	_      [24]byte         // keeps neighbouring shards' locks off one cache line
+	calls  callSet // the shard's waiting calls
+	closed error   // set once Close has been called
+	_      [8]byte // keeps neighbouring shards' locks off one cache line
 }
 
 // New returns an empty table with one lock: the size of an idle
@@ -53,11 +54,12 @@ func New(prefix string) *Table { return NewSharded(prefix, 1) }
 // locks (rounded up to a power of two), for many goroutines opening calls
 // while a reader delivers their answers.
 func NewSharded(prefix string, shards int) *Table {
-	n := 1
+	n, shift := 1, uint(0)
 	for n < shards {
 		n *= 2
+		shift++
 	}
-	return &Table{prefix: prefix, shards: make([]shard, n), mask: uint64(n - 1)}
+	return &Table{prefix: prefix, shards: make([]shard, n), mask: uint64(n - 1), shift: shift}
 }
 
 // shardOf returns the shard of call number n.
@@ -112,10 +114,7 @@ func (t *Table) OpenNote(note any, hooked bool) (*Call, error) {
 	}
 	c.table, c.n = t, n
 	c.id = t.appendID(c.id[:0], n)
-	if sh.calls == nil {
-		sh.calls = map[uint64]*Call{}
-	}
-	sh.calls[n] = c
+	sh.calls.add(n, t.shift, c)
 	sh.mu.Unlock()
 	return c, nil
 }
@@ -282,7 +281,7 @@ func (t *Table) forget(c *Call) bool {
 	if c.resolved {
 		return false
 	}
-	delete(sh.calls, c.n)
+	sh.calls.remove(c.n, t.shift)
 	c.resolved = true // given up: nothing will resolve it now
 	return true
 }
@@ -338,12 +337,12 @@ func (t *Table) takeID(id []byte) (*shard, *Call) {
 	}
 	sh := t.shardOf(n)
 	sh.mu.Lock()
-	c := sh.calls[n]
+	c := sh.calls.get(n, t.shift)
 	if c == nil {
 		sh.mu.Unlock()
 		return nil, nil
 	}
-	delete(sh.calls, n)
+	sh.calls.remove(n, t.shift)
 	return sh, c
 }
 
@@ -357,12 +356,13 @@ func (t *Table) Sweep(f func(c *Call) error) {
 	for i := range t.shards {
 		sh := &t.shards[i]
 		sh.mu.Lock()
-		for n, c := range sh.calls {
-			if err := f(c); err != nil {
-				delete(sh.calls, n)
+		sh.calls.each(func(c *Call) bool {
+			err := f(c)
+			if err != nil {
 				c.resolve(err)
 			}
-		}
+			return err != nil
+		})
 		sh.mu.Unlock()
 	}
 }
@@ -390,7 +390,7 @@ func (t *Table) Len() int {
 	for i := range t.shards {
 		sh := &t.shards[i]
 		sh.mu.Lock()
-		n += len(sh.calls)
+		n += sh.calls.len
 		sh.mu.Unlock()
 	}
 	return n
@@ -408,10 +408,10 @@ func (t *Table) Close(err error) {
 		if sh.closed == nil {
 			sh.closed = err
 		}
-		for n, c := range sh.calls {
-			delete(sh.calls, n)
+		sh.calls.each(func(c *Call) bool {
 			c.resolve(err)
-		}
+			return true
+		})
 		sh.mu.Unlock()
 	}
 }
