@@ -264,7 +264,7 @@ func (s *Server) answer(ctx context.Context, r *request, dst []byte) ([]byte, in
 // (WithCallTimingSample).
 func (s *Server) timesCall(e *entry) bool {
 	n := s.cfg.timingSample
-	return n <= 1 || e.blocking || rand.Uint32N(uint32(n)) == 0
+	return n <= 1 || e.blocking || rand.Uint32()%uint32(n) == 0
 }
 
 // observeCall tells the observer of a call of e that ended with code
