@@ -92,7 +92,7 @@ func (p Profile) Settings() map[string]string {
 		"websocket_pipelined": fmt.Sprintf("%v warm-up, then %d windows of %v on the same connections; connections %v, in flight %v", p.WSWarmup, p.Runs, p.WSWindow, p.WSConns, p.WSDepths),
 		"websocket_broadcast": fmt.Sprintf("subscribers %v; %d messages of warm-up, then %d timed", p.BroadcastSizes, p.BroadcastWarmup, p.BroadcastRuns),
 		"websocket_memory":    fmt.Sprintf("%d idle connections, memory read after %v; %d runs, each on a freshly started server", p.IdleConns, p.IdleSettle, p.Runs),
-		"stream":              fmt.Sprintf("%v warm-up, then %d windows of %v on the same connections; pipelined cells %v; memory as websocket_memory", p.WSWarmup, p.Runs, p.WSWindow, p.StreamCells),
+		"stream":              fmt.Sprintf("pipelined: %d runs per cell, each a %v warm-up and a window of %v on fresh connections, the targets in turn run by run; cells %v; streaming: %v warm-up, then %d windows of %v; memory as websocket_memory", p.Runs, p.WSWarmup, p.WSWindow, p.StreamCells, p.WSWarmup, p.Runs, p.WSWindow),
 		"nodes": fmt.Sprintf("%d subscribers; %d messages of warm-up, then %d timed one at a time; then a stream: %v warm-up, then %d windows of %v",
 			p.NodesSubscribers, p.BroadcastWarmup, p.BroadcastRuns, p.NodesWarmup, p.Runs, p.NodesWindow),
 		"client": fmt.Sprintf("%v warm-up, then %d windows of %v on the same connections, then the numeric calls only: %v, then %d windows of %v; cells %v", p.WSWarmup, p.Runs, p.WSWindow, n.Warmup, n.Count, n.Length, p.ClientCells),

@@ -81,8 +81,12 @@ func streamCells(p Profile) []pipeCell { return p.StreamCells }
 var streamMain = pipeCell{4, 256}
 
 // streamStepWork is the estimated milliseconds of one timed cell of a
-// stream set.
-func streamStepWork(p Profile) int { return ms(p.WSWarmup) + p.Runs*ms(p.WSWindow) + 60 }
+// stream set: Runs sessions of a warm-up and one window.
+func streamStepWork(p Profile) int { return p.Runs * streamRunWork(p) }
+
+// streamRunWork is the estimated milliseconds of one session of a
+// pipelined stream cell.
+func streamRunWork(p Profile) int { return ms(p.WSWarmup) + ms(p.WSWindow) + 60 }
 
 // StreamWork is the work the stream sets report, in estimated
 // milliseconds.
@@ -120,24 +124,31 @@ func windows(p Profile) pipeline.Windows {
 	return pipeline.Windows{Warmup: p.WSWarmup, Length: p.WSWindow, Count: p.Runs}
 }
 
-// measurePipes runs every target on every cell, the targets in turn within
-// a cell, and fills s.
+// measurePipes runs every target on every cell and fills s. A cell's runs
+// are sessions of their own, a warm-up and one window on fresh
+// connections, the targets taking turns run by run: each target meets the
+// same phases of the machine, and none is timed only right after a
+// particular neighbour.
 func measurePipes(ctx context.Context, e *Env, s *schema.Set, cells []pipeCell, targets []pipeTarget) error {
 	for _, t := range targets {
 		s.Series = append(s.Series, series(t.name, t.label, t.role, "rpc_per_s", "calls per second"))
 	}
 	runs := collector{}
+	one := windows(e.Profile)
+	one.Count = 1
 	for _, c := range cells {
 		s.Cells = append(s.Cells, c.x())
-		for _, t := range targets {
-			e.Bar.Start(fmt.Sprintf("%s: %s, %s", s.ID, c.x(), t.name))
-			rates, err := t.run(ctx, c, windows(e.Profile))
-			e.Bar.Done(streamStepWork(e.Profile))
-			if err != nil {
-				return fmt.Errorf("%s, %s: %w", c.x(), t.name, err)
-			}
-			for _, r := range rates {
-				runs.add(t.name, "rpc_per_s", c.x(), r)
+		for run := range e.Profile.Runs {
+			for _, t := range targets {
+				e.Bar.Start(fmt.Sprintf("%s run %d/%d: %s, %s", s.ID, run+1, e.Profile.Runs, c.x(), t.name))
+				rates, err := t.run(ctx, c, one)
+				e.Bar.Done(streamRunWork(e.Profile))
+				if err != nil {
+					return fmt.Errorf("%s, %s: %w", c.x(), t.name, err)
+				}
+				for _, r := range rates {
+					runs.add(t.name, "rpc_per_s", c.x(), r)
+				}
 			}
 		}
 	}
