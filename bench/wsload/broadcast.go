@@ -148,12 +148,7 @@ func (r *round) arrived(msg []byte, at int64) {
 	if st == nil || !bytes.Contains(msg, st.want) {
 		return
 	}
-	for {
-		last := st.last.Load()
-		if at <= last || st.last.CompareAndSwap(last, at) {
-			break
-		}
-	}
+	keepLatest(&st.last, at)
 	if st.waiting.Add(-1) == 0 {
 		close(st.done)
 	}
@@ -197,5 +192,15 @@ func drainAnswers(c *Conn, stopping *atomic.Bool, failed chan<- error) {
 			return
 		}
 		buf = msg
+	}
+}
+
+// keepLatest stores at in last unless last holds a later time already.
+func keepLatest(last *atomic.Int64, at int64) {
+	for {
+		l := last.Load()
+		if at <= l || last.CompareAndSwap(l, at) {
+			return
+		}
 	}
 }

@@ -39,13 +39,7 @@ func WritesRead(n, size, runs int) ([]time.Duration, error) {
 				if _, err := io.ReadFull(c, buf); err != nil {
 					return
 				}
-				at := time.Now().UnixNano()
-				for {
-					l := last.Load()
-					if at <= l || last.CompareAndSwap(l, at) {
-						break
-					}
-				}
+				keepLatest(&last, time.Now().UnixNano())
 				if waiting.Add(-1) == 0 {
 					round <- struct{}{}
 				}
