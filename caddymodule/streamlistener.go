@@ -90,7 +90,8 @@ type StreamListener struct {
 	IdleTimeout caddy.Duration `json:"idle_timeout,omitempty"`
 
 	// How many messages calling blocking methods may run at once on one
-	// connection; reading waits while it is reached. Default: 64.
+	// connection. Once it is reached, as many more are read and wait for
+	// a worker, in the order read; then reading waits. Default: 64.
 	MaxInFlight int `json:"max_in_flight,omitempty"`
 
 	// How many messages may wait to be written to one connection. Past it,

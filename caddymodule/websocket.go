@@ -52,7 +52,8 @@ type WebSocketConfig struct {
 	MaxConnections int `json:"max_connections,omitempty"`
 
 	// How many documents calling blocking methods may run at once on one
-	// connection; reading waits while it is reached. Other calls run one
+	// connection. Once it is reached, as many more are read and wait for
+	// a worker, in the order read; then reading waits. Other calls run one
 	// after another as they arrive. Default: 64.
 	MaxInFlight int `json:"max_in_flight,omitempty"`
 

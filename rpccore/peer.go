@@ -83,9 +83,10 @@ type PeerConfig struct {
 	Info *RequestInfo
 	// MaxInFlight bounds the documents running apart from the reader
 	// (those calling Blocking methods), each on a worker goroutine of the
-	// connection's, which stays for the next one; reading waits while it
-	// is reached. Other documents run one after another as they are read.
-	// Default 64.
+	// connection's, which stays for the next one. Once it is reached, as
+	// many more are read and wait for a worker, in the order read; then
+	// reading waits. Other documents run one after another as they are
+	// read. Default 64.
 	MaxInFlight int
 	// SendQueue bounds the notifications waiting to be written, and the
 	// answers: past it, answers wait (and so does reading) and
@@ -143,13 +144,11 @@ type Peer struct {
 	writeCtx    context.Context // the writer's; outlives ctx during a shutdown
 	writeCancel context.CancelFunc
 
-	slots   chan struct{}  // MaxInFlight tokens for deferred documents
-	running sync.WaitGroup // deferred documents
-	spawnMu sync.Mutex     // orders starting deferred documents and stopping
-	stopped bool
-	work    chan *[]byte   // deferred documents for idle workers (peerworkers.go); closed when they are to end
-	idle    atomic.Int32   // workers waiting on work
-	workers sync.WaitGroup // workers, idle or not
+	deferred deferredQueue  // deferred documents waiting for a worker (peerworkers.go)
+	running  sync.WaitGroup // deferred documents, running or waiting
+	work     chan *[]byte   // deferred documents for idle workers; closed when they are to end
+	idle     atomic.Int32   // workers waiting on work
+	workers  sync.WaitGroup // workers, idle or not
 
 	reframer Reframer // conn, when its messages may be guesses; nil otherwise
 
@@ -216,7 +215,6 @@ func (s *Server) ServePeer(ctx context.Context, conn MessageConn, cfg PeerConfig
 		conn: conn,
 		cfg:  cfg,
 
-		slots:  make(chan struct{}, cfg.MaxInFlight),
 		work:   make(chan *[]byte),
 		calls:  pending.New("s"),
 		events: s.cfg.peerEvents,
@@ -237,6 +235,7 @@ func (s *Server) ServePeer(ctx context.Context, conn MessageConn, cfg PeerConfig
 		}
 	}
 	p.reframer, _ = conn.(Reframer)
+	p.deferred.space = make(chan struct{}, 1)
 	p.out = newOutbox(cfg.SendQueue, cfg.SlowConsumer, p.events, p.writeLoop)
 	p.subs.init(p.events)
 
@@ -246,9 +245,7 @@ func (s *Server) ServePeer(ctx context.Context, conn MessageConn, cfg PeerConfig
 	} else {
 		reason = p.readApart(ctx)
 	}
-	p.spawnMu.Lock()
-	p.stopped = true
-	p.spawnMu.Unlock()
+	p.stopSpawning()
 	draining := reason == ErrShutdown || errors.Is(reason, ErrEndOfInput)
 	if draining {
 		p.waitRunning(cfg.ShutdownGrace)
@@ -420,46 +417,6 @@ func (p *Peer) handle(ctx context.Context, msg, dst []byte) (answer []byte, step
 // retract reports whether the message just read was a guess of the
 // connection's, which it will then read again framed exactly.
 func (p *Peer) retract() bool { return p.reframer != nil && p.reframer.Reframe() }
-
-// spawn answers doc on a goroutine of its own once one of the MaxInFlight
-// slots is free. It fails when the peer stops meanwhile.
-func (p *Peer) spawn(stop <-chan struct{}, doc []byte) error {
-	select {
-	case p.slots <- struct{}{}: // a free slot, without locking stop and fail
-	default:
-		select {
-		case p.slots <- struct{}{}:
-		case <-stop:
-			return ErrShutdown
-		case <-p.fail:
-			return p.failure()
-		}
-	}
-	p.spawnMu.Lock()
-	if p.stopped {
-		p.spawnMu.Unlock()
-		return ErrShutdown
-	}
-	p.running.Add(1)
-	p.spawnMu.Unlock()
-	buf := getBuffer()
-	*buf = append((*buf)[:0], doc...)
-	p.startDeferred(buf)
-	return nil
-}
-
-// runDeferred answers a document that calls Blocking methods, on a worker
-// goroutine.
-func (p *Peer) runDeferred(doc []byte) {
-	defer func() {
-		<-p.slots
-		p.running.Done()
-	}()
-	turn := &peerTurn{peer: p}
-	ctx := context.WithValue(p.ctx, peerKey{}, turn)
-	out := getBuffer()
-	p.sendAnswer(out, p.srv.Process(ctx, doc, (*out)[:0]), turn)
-}
 
 // sendAnswer queues an answer (if any), then lets the subscriptions that the
 // document opened start sending: their notifications follow the answer

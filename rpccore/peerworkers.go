@@ -3,11 +3,114 @@ package rpccore
 // peerworkers.go runs a peer's deferred documents (those calling Blocking
 // methods) on goroutines that stay for the next one: a goroutine made for
 // each document would grow its stack anew every time, which costs more
-// than the call itself for a method that only waits.
+// than the call itself for a method that only waits. A worker that ends a
+// document takes the next one waiting itself, so that a connection whose
+// calls all wait hands documents over without waking the reader for
+// each, nor a worker.
 
-// startDeferred hands doc, a pooled buffer which the caller owns no
-// longer, to an idle worker, or to a new one when none is waiting.
-func (p *Peer) startDeferred(doc *[]byte) {
+import (
+	"context"
+	"sync"
+)
+
+// deferredQueue holds the deferred documents read and not yet taken by a
+// worker, and counts the workers running one.
+type deferredQueue struct {
+	mu          sync.Mutex
+	waiting     []*[]byte // in the order read, from head
+	head        int
+	busy        int  // workers running a document: at most MaxInFlight
+	stopped     bool // the reader has stopped: nothing is added any more
+	readerWaits bool // the reader waits on space for room in waiting
+	space       chan struct{}
+}
+
+// queued returns the number of documents waiting. The caller holds mu.
+func (q *deferredQueue) queued() int { return len(q.waiting) - q.head }
+
+// spawn has doc answered by a worker, at once when fewer than MaxInFlight
+// run, after those read before it otherwise. It waits while MaxInFlight
+// documents wait already, and fails when the peer stops meanwhile.
+func (p *Peer) spawn(stop <-chan struct{}, doc []byte) error {
+	q := &p.deferred
+	limit := p.cfg.MaxInFlight
+	buf := getBuffer()
+	*buf = append((*buf)[:0], doc...)
+	q.mu.Lock()
+	for q.queued() >= limit && !q.stopped {
+		q.readerWaits = true
+		q.mu.Unlock()
+		select {
+		case <-q.space:
+		case <-stop:
+			putBuffer(buf)
+			return ErrShutdown
+		case <-p.fail:
+			putBuffer(buf)
+			return p.failure()
+		}
+		q.mu.Lock()
+	}
+	if q.stopped {
+		q.mu.Unlock()
+		putBuffer(buf)
+		return ErrShutdown
+	}
+	p.running.Add(1)
+	if q.busy < limit {
+		q.busy++
+		q.mu.Unlock()
+		p.startWorker(buf)
+		return nil
+	}
+	q.waiting = append(q.waiting, buf)
+	q.mu.Unlock()
+	return nil
+}
+
+// next returns the next document waiting for the worker that calls it,
+// or nil when none waits (the worker is then no longer busy). Once the
+// waiting documents are down to half of MaxInFlight, a reader waiting for
+// room is woken: once for many documents, not for each.
+func (p *Peer) next() *[]byte {
+	q := &p.deferred
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.queued() == 0 {
+		q.busy--
+		return nil
+	}
+	doc := q.waiting[q.head]
+	q.waiting[q.head] = nil
+	if q.head++; q.head == len(q.waiting) {
+		q.waiting, q.head = q.waiting[:0], 0
+	}
+	if q.readerWaits && q.queued() <= p.cfg.MaxInFlight/2 {
+		q.readerWaits = false
+		select {
+		case q.space <- struct{}{}:
+		default:
+		}
+	}
+	return doc
+}
+
+// stopSpawning makes spawn fail from now on, and wakes a reader waiting
+// for room.
+func (p *Peer) stopSpawning() {
+	q := &p.deferred
+	q.mu.Lock()
+	q.stopped = true
+	q.mu.Unlock()
+	select {
+	case q.space <- struct{}{}:
+	default:
+	}
+}
+
+// startWorker hands doc, a pooled buffer which the caller owns no longer,
+// to an idle worker, or to a new one when none is waiting.
+func (p *Peer) startWorker(doc *[]byte) {
 	select {
 	case p.work <- doc:
 	default:
@@ -16,15 +119,21 @@ func (p *Peer) startDeferred(doc *[]byte) {
 	}
 }
 
-// worker answers doc, then the documents it is handed while it waits,
-// until more workers are idle than the peer may run documents at once, or
-// the peer ends.
+// worker answers doc, then the documents waiting, then those it is handed
+// while it is idle, until more workers are idle than the peer may run
+// documents at once, or the peer ends. Its documents' calls share one
+// context, as those the reader answers do.
 func (p *Peer) worker(doc *[]byte) {
 	defer p.workers.Done()
+	turn := &peerTurn{peer: p}
+	ctx := context.WithValue(p.ctx, peerKey{}, turn)
 	for {
-		p.runDeferred(*doc)
+		p.runDeferred(ctx, turn, *doc)
 		putBuffer(doc)
-		if p.idle.Add(1) > int32(cap(p.slots)) {
+		if doc = p.next(); doc != nil {
+			continue
+		}
+		if p.idle.Add(1) > int32(p.cfg.MaxInFlight) {
 			p.idle.Add(-1)
 			return
 		}
@@ -34,6 +143,14 @@ func (p *Peer) worker(doc *[]byte) {
 		}
 		p.idle.Add(-1)
 	}
+}
+
+// runDeferred answers a document that calls Blocking methods, on a worker
+// goroutine.
+func (p *Peer) runDeferred(ctx context.Context, turn *peerTurn, doc []byte) {
+	defer p.running.Done()
+	out := getBuffer()
+	p.sendAnswer(out, p.srv.Process(ctx, doc, (*out)[:0]), turn)
 }
 
 // stopWorkers ends the idle workers once no document runs, and waits for

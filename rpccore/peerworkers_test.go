@@ -69,3 +69,92 @@ func TestPeerRunsBlockingCallsOnWorkersThatStay(t *testing.T) {
 		t.Errorf("%d goroutines after the peer ended, %d before it", n, before)
 	}
 }
+
+// holdServer returns a server whose Blocking method "hold" records the
+// order its calls start in, then waits until release is closed and
+// answers its param.
+func holdServer(t *testing.T, release <-chan struct{}) (*rpccore.Server, func() []int) {
+	t.Helper()
+	s := rpccore.NewServer()
+	var mu sync.Mutex
+	var started []int
+	err := s.Register("hold", rpccore.Func1(func(_ context.Context, n int) (int, error) {
+		mu.Lock()
+		started = append(started, n)
+		mu.Unlock()
+		<-release
+		return n, nil
+	}, "n").Blocking())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, func() []int {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]int(nil), started...)
+	}
+}
+
+// eventually polls cond for up to 5 s.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("never: " + what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestPeerQueuesBlockingDocumentsPastMaxInFlightThenStopsReading(t *testing.T) {
+	release := make(chan struct{})
+	s, started := holdServer(t, release)
+	c, _, _ := servePeer(t, s, rpccore.PeerConfig{MaxInFlight: 1}, 64)
+	const n = 10
+	for i := range n {
+		c.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"hold","params":[%d],"id":%d}`, i, i))
+	}
+	// One runs, one waits for the worker, and the reader holds the third,
+	// waiting for room: the other seven stay unread.
+	eventually(t, "one call running and seven documents unread", func() bool {
+		return len(started()) == 1 && len(c.in) == n-3
+	})
+	time.Sleep(50 * time.Millisecond)
+	if got, unread := started(), len(c.in); len(got) != 1 || unread != n-3 {
+		t.Fatalf("%d calls started and %d documents unread, want 1 and %d", len(got), unread, n-3)
+	}
+	close(release)
+	for range n {
+		if a := c.recv(t); a["result"] != a["id"] {
+			t.Fatalf("answer %v", a)
+		}
+	}
+	want := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}
+	if got := started(); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("calls started in the order %v, want the order read %v", got, want)
+	}
+}
+
+func TestPeerShutdownAnswersTheDocumentsWaitingForAWorker(t *testing.T) {
+	release := make(chan struct{})
+	s, started := holdServer(t, release)
+	c, cancel, done := servePeer(t, s, rpccore.PeerConfig{MaxInFlight: 1}, 64)
+	for i := range 2 {
+		c.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"hold","params":[%d],"id":%d}`, i, i))
+	}
+	eventually(t, "one call running and one waiting", func() bool {
+		return len(started()) == 1 && len(c.in) == 0
+	})
+	cancel()
+	time.Sleep(20 * time.Millisecond)
+	close(release)
+	for i := range 2 {
+		if a := c.recv(t); a["result"] != float64(i) {
+			t.Fatalf("answer %v, want the result of call %d", a, i)
+		}
+	}
+	if err := <-done; err != rpccore.ErrShutdown {
+		t.Errorf("ServePeer returned %v, want ErrShutdown", err)
+	}
+}
