@@ -47,7 +47,7 @@ func idOf(request string) string {
 		return "null"
 	}
 	rest := request[i+5:]
-	return rest[:strings.IndexByte(rest, ',')]
+	return rest[:strings.IndexAny(rest, ",}")]
 }
 
 func TestBadInputDropsTheConnection(t *testing.T) {

@@ -32,30 +32,36 @@ func ByName(v any) any { return byName{v} }
 
 // appendRequest appends a Request object; a nil id makes a notification.
 func appendRequest(dst []byte, method string, id []byte, args []any) ([]byte, error) {
-	dst = appendRequestHead(dst, method, id)
+	dst = appendRequestHead(dst, method)
 	if len(args) > 0 {
 		var err error
 		if dst, err = appendParams(append(dst, `,"params":`...), args); err != nil {
 			return dst, err
 		}
 	}
-	return append(dst, '}'), nil
+	return appendRequestTail(dst, id), nil
 }
 
-// appendRequestHead appends a Request object up to its params.
-func appendRequestHead(dst []byte, method string, id []byte) []byte {
-	dst = append(dst, `{"jsonrpc":"2.0"`...)
+// appendRequestHead appends a Request object up to its params. The members
+// come in the order most clients write them, version, method, params and
+// id, which servers (this module's among them) read fastest.
+func appendRequestHead(dst []byte, method string) []byte {
+	return jsontext.AppendQuote(append(dst, `{"jsonrpc":"2.0","method":`...), method)
+}
+
+// appendRequestTail appends the id, when there is one, and ends the object.
+func appendRequestTail(dst, id []byte) []byte {
 	if id != nil {
 		dst = append(append(dst, `,"id":`...), id...)
 	}
-	return jsontext.AppendQuote(append(dst, `,"method":`...), method)
+	return append(dst, '}')
 }
 
 // appendRequestParams appends a Request object whose params are already
 // encoded.
 func appendRequestParams(dst []byte, method string, id, params []byte) []byte {
-	dst = appendRequestHead(dst, method, id)
-	return append(append(append(dst, `,"params":`...), params...), '}')
+	dst = append(append(appendRequestHead(dst, method), `,"params":`...), params...)
+	return appendRequestTail(dst, id)
 }
 
 // appendParams appends the params of args: an object for one Named or
