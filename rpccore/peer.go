@@ -215,10 +215,11 @@ func (s *Server) ServePeer(ctx context.Context, conn MessageConn, cfg PeerConfig
 		conn: conn,
 		cfg:  cfg,
 
-		work:   make(chan *[]byte),
-		calls:  pending.New("s"),
-		events: s.cfg.peerEvents,
-		fail:   make(chan struct{}),
+		deferred: deferredQueue{space: make(chan struct{}, 1)},
+		work:     make(chan *[]byte),
+		calls:    pending.New("s"),
+		events:   s.cfg.peerEvents,
+		fail:     make(chan struct{}),
 	}
 	base := context.WithValue(context.WithoutCancel(ctx), peerKey{}, &peerTurn{peer: p})
 	if cfg.Info != nil {
@@ -235,7 +236,6 @@ func (s *Server) ServePeer(ctx context.Context, conn MessageConn, cfg PeerConfig
 		}
 	}
 	p.reframer, _ = conn.(Reframer)
-	p.deferred.space = make(chan struct{}, 1)
 	p.out = newOutbox(cfg.SendQueue, cfg.SlowConsumer, p.events, p.writeLoop)
 	p.subs.init(p.events)
 

@@ -28,6 +28,15 @@ type deferredQueue struct {
 // queued returns the number of documents waiting. The caller holds mu.
 func (q *deferredQueue) queued() int { return len(q.waiting) - q.head }
 
+// wakeReader wakes the reader if it waits on space, or else lets its next
+// wait end at once.
+func (q *deferredQueue) wakeReader() {
+	select {
+	case q.space <- struct{}{}:
+	default:
+	}
+}
+
 // spawn has doc answered by a worker, at once when fewer than MaxInFlight
 // run, after those read before it otherwise. It waits while MaxInFlight
 // documents wait already, and fails when the peer stops meanwhile.
@@ -87,10 +96,7 @@ func (p *Peer) next() *[]byte {
 	}
 	if q.readerWaits && q.queued() <= p.cfg.MaxInFlight/2 {
 		q.readerWaits = false
-		select {
-		case q.space <- struct{}{}:
-		default:
-		}
+		q.wakeReader()
 	}
 	return doc
 }
@@ -102,10 +108,7 @@ func (p *Peer) stopSpawning() {
 	q.mu.Lock()
 	q.stopped = true
 	q.mu.Unlock()
-	select {
-	case q.space <- struct{}{}:
-	default:
-	}
+	q.wakeReader()
 }
 
 // startWorker hands doc, a pooled buffer which the caller owns no longer,
