@@ -119,7 +119,10 @@ func TestResumeReplaysWhatWasMissedThenLive(t *testing.T) {
 	first.close()
 	publish(t, hub, 10, 1010)
 
-	c, _, _ := servePeer(t, s, rpccore.PeerConfig{}, 4096)
+	// 1,490 notifications come at once: a send queue that holds them all,
+	// so that none is dropped under DropOldest while the writer is slow (a
+	// busy machine), which is another test's matter.
+	c, _, _ := servePeer(t, s, rpccore.PeerConfig{SendQueue: 4096}, 4096)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { // live messages keep coming during the replay
