@@ -48,9 +48,15 @@ func (c *Client) BatchCall(ctx context.Context, b []BatchElem) error {
 	}
 	msg = append(msg, ']')
 	c.queue.mu.Lock()
-	seq := c.queue.pushLocked(msg)
-	for _, r := range reqs {
-		r.seq, r.sends = seq, 1
+	if c.queue.refusing { // as send does
+		for _, r := range reqs {
+			c.calls.FailID(r.call.ID(), ErrDisconnected)
+		}
+	} else {
+		seq := c.queue.pushLocked(msg)
+		for _, r := range reqs {
+			r.seq, r.sends = seq, 1
+		}
 	}
 	c.queue.mu.Unlock()
 	for i, r := range reqs {

@@ -199,11 +199,16 @@ func (c *Client) release(r *request) {
 // maxKeptMessage bounds the buffers kept for the next call or read.
 const maxKeptMessage = 64 << 10
 
-// send queues r's message.
+// send queues r's message; under WithFailFast, while the connection is
+// lost, it fails r's call with ErrDisconnected instead.
 func (c *Client) send(r *request) {
 	c.queue.mu.Lock()
-	r.seq = c.queue.pushLocked(r.msg)
-	r.sends++
+	if c.queue.refusing {
+		c.calls.FailID(r.call.ID(), ErrDisconnected)
+	} else {
+		r.seq = c.queue.pushLocked(r.msg)
+		r.sends++
+	}
 	c.queue.mu.Unlock()
 }
 

@@ -42,6 +42,7 @@ func (c *Client) run(first messageConn) {
 			return
 		}
 		c.conns.Add(1)
+		c.queue.setRefusing(false)
 		c.subs.remakeAll(c)
 	}
 }
@@ -135,13 +136,21 @@ func (c *Client) readLoop(mc messageConn, finishEach bool) error {
 
 // lost settles the calls of a lost connection: those it took that may be
 // sent again are queued again; the others it took fail with an unknown
-// outcome; those it did not take stay queued for the next connection.
+// outcome; those it did not take stay queued for the next connection, or
+// under WithFailFast fail with ErrDisconnected.
 func (c *Client) lost(cause error) {
 	q := c.queue
 	q.mu.Lock()
 	taken := q.taken
+	// Under WithFailFast a call not yet written fails too, as one made
+	// from now until the next connection does (send): it ran nowhere.
+	q.refusing = c.opts.failFast
 	c.calls.Sweep(func(pc *pending.Call) error {
 		r := pc.Note.(*request)
+		if r.seq > taken && c.opts.failFast {
+			q.cancelLocked(r.seq)
+			return ErrDisconnected
+		}
 		if r.seq == 0 || r.seq > taken {
 			return nil
 		}

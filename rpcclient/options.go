@@ -80,8 +80,9 @@ func WithBackoff(min, max time.Duration) Option {
 	return func(o *options) { o.backoffMin, o.backoffMax = min, max }
 }
 
-// WithFailFast makes calls made while the connection is down fail at once
-// with ErrDisconnected instead of waiting for the next connection.
+// WithFailFast makes calls made while the connection is down, and those
+// not yet written when it is lost, fail at once with ErrDisconnected
+// instead of waiting for the next connection.
 func WithFailFast() Option { return func(o *options) { o.failFast = true } }
 
 // WithMaxResends bounds how many times one idempotent call is sent across

@@ -21,6 +21,9 @@ type sendQueue struct {
 	seq   uint64 // number of the last message pushed
 	taken uint64 // number of the last message a writer took
 	wake  chan struct{}
+	// refusing is set, under WithFailFast, from a lost connection's sweep
+	// until the next connection is made: calls fail instead of queueing.
+	refusing bool
 }
 
 func newSendQueue() *sendQueue { return &sendQueue{wake: make(chan struct{}, 1)} }
@@ -49,9 +52,21 @@ func (q *sendQueue) pushLocked(msg []byte) uint64 {
 // cancel drops message seq unless a writer took it already.
 func (q *sendQueue) cancel(seq uint64) {
 	q.mu.Lock()
+	q.cancelLocked(seq)
+	q.mu.Unlock()
+}
+
+// cancelLocked is cancel with q.mu held.
+func (q *sendQueue) cancelLocked(seq uint64) {
 	if seq > q.taken && seq <= q.seq {
 		q.msgs[seq-q.taken-1].dead = true
 	}
+}
+
+// setRefusing sets refusing.
+func (q *sendQueue) setRefusing(on bool) {
+	q.mu.Lock()
+	q.refusing = on
 	q.mu.Unlock()
 }
 
