@@ -97,10 +97,17 @@ var (
 	errBodyInternal   = []byte(`"error":{"code":-32603,"message":"Internal error"}`)
 	errBodyTooLarge   = []byte(`"error":{"code":-32003,"message":"Response too large"}`)
 	responsePrefix    = []byte(`{"jsonrpc":"2.0",`)
-	resultPrefix      = []byte(`{"jsonrpc":"2.0","result":`)
-	idInfix           = []byte(`,"id":`)
+	resultPrefix      = []byte(resultPrefixText)
+	idInfix           = []byte(idInfixText)
 	nullID            = []byte(`null`)
 	errBodyDataMarker = []byte(`,"data":`)
+)
+
+// resultPrefixText starts a success answer; idInfixText starts the id
+// member that follows the result.
+const (
+	resultPrefixText = `{"jsonrpc":"2.0","result":`
+	idInfixText      = `,"id":`
 )
 
 // asError turns what a method returned into a JSON-RPC error object.

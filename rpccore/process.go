@@ -224,7 +224,7 @@ func (s *Server) answer(ctx context.Context, r *request, dst []byte) ([]byte, in
 		}
 	}
 	start := len(dst)
-	dst = append(dst, resultPrefix...)
+	dst = appendResultPrefix(dst)
 	resultStart := len(dst)
 	began := NotTimed
 	if s.cfg.observer != nil && s.timesCall(e) {
@@ -242,9 +242,7 @@ func (s *Server) answer(ctx context.Context, r *request, dst []byte) ([]byte, in
 		if len(dst) == resultStart {
 			dst = append(dst, "null"...)
 		}
-		dst = append(dst, idInfix...)
-		dst = append(dst, r.id...)
-		dst = append(dst, '}')
+		dst = appendIDMember(dst, r.id)
 	}
 	if s.cfg.observer != nil {
 		d := NotTimed
