@@ -15,8 +15,13 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
 )
 
-// maxHeaderBytes bounds a message's header section.
+// maxHeaderBytes bounds a message's header section, its final empty line
+// left out.
 const maxHeaderBytes = 1024
+
+// headerEnd ends a header section: the end of its last line, then an
+// empty line.
+var headerEnd = []byte("\r\n\r\n")
 
 // headerState is the header section read so far.
 type headerState struct {
@@ -74,16 +79,22 @@ func (c *Conn) readHeader() (int, error) {
 		}
 		before := len(h.buf)
 		h.buf = append(h.buf, b...)
-		if end := bytes.Index(h.buf, []byte("\r\n\r\n")); end >= 0 {
-			c.in.Consume(end + 4 - before)
+		if end := bytes.Index(h.buf, headerEnd); end >= 0 {
+			c.in.Consume(end + len(headerEnd) - before)
 			n, err := contentLength(h.buf[:end])
+			if end > maxHeaderBytes {
+				err = ErrBadFraming
+			}
 			h.buf = h.buf[:0]
 			if cap(h.buf) > maxHeaderBytes {
 				h.buf = nil
 			}
 			return n, err
 		}
-		if len(h.buf) > maxHeaderBytes {
+		// Unended, the section is refused once it is surely over the limit
+		// (its last three bytes may start the empty line), so that the
+		// limit does not depend on how its bytes arrive.
+		if len(h.buf) > maxHeaderBytes+len(headerEnd)-1 {
 			return 0, ErrBadFraming
 		}
 		c.in.Consume(len(b))
