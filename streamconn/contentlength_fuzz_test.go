@@ -63,9 +63,8 @@ func FuzzContentLength(f *testing.F) {
 	} {
 		f.Add([]byte(seed), uint16(7), uint16(30))
 	}
-	// A header section over the limit, cut where the limit is passed.
-	long := " \r\n" + strings.Repeat("X-Pad: 1\r\n", 120) + "Content-Length: 2\r\n\r\n{}"
-	f.Add([]byte(long), uint16(1100), uint16(1100))
+	// testdata/fuzz holds a header section over the limit, cut where the
+	// limit is passed.
 	f.Fuzz(func(t *testing.T, in []byte, cut1, cut2 uint16) {
 		whole, errWhole := readContentLengthChunks(t, in)
 		a, b := int(cut1)%(len(in)+1), int(cut2)%(len(in)+1)
