@@ -13,11 +13,59 @@ import (
 	"sync"
 )
 
+// deferredDoc is a deferred document: a copy of it, and for a single
+// request the reader's scan of it, so that the worker does not scan it
+// again.
+type deferredDoc struct {
+	text    []byte
+	single  request // the request, its slices into text, when scanned
+	scanned bool    // single holds the scan (a batch is scanned again)
+}
+
+// newDeferredDoc copies msg, and single (when not nil: the reader's scan of
+// msg, a single request) with its slices moved to the copy.
+func newDeferredDoc(msg []byte, single *request) *deferredDoc {
+	doc := deferredPool.Get().(*deferredDoc)
+	doc.text = append(doc.text[:0], msg...)
+	if doc.scanned = single != nil; doc.scanned {
+		doc.single = *single
+		r := &doc.single
+		r.method = moved(r.method, msg, doc.text)
+		r.id = moved(r.id, msg, doc.text)
+		r.args.raw = moved(r.args.raw, msg, doc.text)
+		r.result = moved(r.result, msg, doc.text)
+		r.errVal = moved(r.errVal, msg, doc.text)
+	}
+	return doc
+}
+
+// moved returns the slice of to that b is of from, to being a copy of from
+// (nil stays nil). b ends in from's array, as every slice the scan takes
+// does, so its offset is what its capacity lacks of from's.
+func moved(b, from, to []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	off := cap(from) - cap(b)
+	return to[off : off+len(b) : off+len(b)]
+}
+
+// release gives doc back for another document.
+func (doc *deferredDoc) release() {
+	doc.single = request{}
+	if cap(doc.text) > maxKeptMessage {
+		doc.text = nil
+	}
+	deferredPool.Put(doc)
+}
+
+var deferredPool = sync.Pool{New: func() any { return new(deferredDoc) }}
+
 // deferredQueue holds the deferred documents read and not yet taken by a
 // worker, and counts the workers running one.
 type deferredQueue struct {
 	mu          sync.Mutex
-	waiting     []*[]byte // in the order read, from head
+	waiting     []*deferredDoc // in the order read, from head
 	head        int
 	busy        int  // workers running a document: at most MaxInFlight
 	stopped     bool // the reader has stopped: nothing is added any more
@@ -37,14 +85,19 @@ func (q *deferredQueue) wakeReader() {
 	}
 }
 
-// spawn has doc answered by a worker, at once when fewer than MaxInFlight
+// spawn has msg answered by a worker, at once when fewer than MaxInFlight
 // run, after those read before it otherwise. It waits while MaxInFlight
-// documents wait already, and fails when the peer stops meanwhile.
-func (p *Peer) spawn(stop <-chan struct{}, doc []byte) error {
+// documents wait already, and fails when the peer stops meanwhile. A
+// single request was scanned by handle into p.single, which the worker
+// answers without scanning msg again.
+func (p *Peer) spawn(stop <-chan struct{}, msg []byte) error {
 	q := &p.deferred
 	limit := p.cfg.MaxInFlight
-	buf := getBuffer()
-	*buf = append((*buf)[:0], doc...)
+	var single *request
+	if !isBatch(msg) {
+		single = &p.single.single
+	}
+	doc := newDeferredDoc(msg, single)
 	q.mu.Lock()
 	for q.queued() >= limit && !q.stopped {
 		q.readerWaits = true
@@ -52,27 +105,27 @@ func (p *Peer) spawn(stop <-chan struct{}, doc []byte) error {
 		select {
 		case <-q.space:
 		case <-stop:
-			putBuffer(buf)
+			doc.release()
 			return ErrShutdown
 		case <-p.fail:
-			putBuffer(buf)
+			doc.release()
 			return p.failure()
 		}
 		q.mu.Lock()
 	}
 	if q.stopped {
 		q.mu.Unlock()
-		putBuffer(buf)
+		doc.release()
 		return ErrShutdown
 	}
 	p.running.Add(1)
 	if q.busy < limit {
 		q.busy++
 		q.mu.Unlock()
-		p.startWorker(buf)
+		p.startWorker(doc)
 		return nil
 	}
-	q.waiting = append(q.waiting, buf)
+	q.waiting = append(q.waiting, doc)
 	q.mu.Unlock()
 	return nil
 }
@@ -81,7 +134,7 @@ func (p *Peer) spawn(stop <-chan struct{}, doc []byte) error {
 // or nil when none waits (the worker is then no longer busy). Once the
 // waiting documents are down to half of MaxInFlight, a reader waiting for
 // room is woken: once for many documents, not for each.
-func (p *Peer) next() *[]byte {
+func (p *Peer) next() *deferredDoc {
 	q := &p.deferred
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -111,9 +164,9 @@ func (p *Peer) stopSpawning() {
 	q.wakeReader()
 }
 
-// startWorker hands doc, a pooled buffer which the caller owns no longer,
-// to an idle worker, or to a new one when none is waiting.
-func (p *Peer) startWorker(doc *[]byte) {
+// startWorker hands doc, which the caller owns no longer, to an idle
+// worker, or to a new one when none is waiting.
+func (p *Peer) startWorker(doc *deferredDoc) {
 	select {
 	case p.work <- doc:
 	default:
@@ -126,13 +179,13 @@ func (p *Peer) startWorker(doc *[]byte) {
 // while it is idle, until more workers are idle than the peer may run
 // documents at once, or the peer ends. Its documents' calls share one
 // context, as those the reader answers do.
-func (p *Peer) worker(doc *[]byte) {
+func (p *Peer) worker(doc *deferredDoc) {
 	defer p.workers.Done()
 	turn := &peerTurn{peer: p}
 	ctx := context.WithValue(p.ctx, peerKey{}, turn)
 	for {
-		p.runDeferred(ctx, turn, *doc)
-		putBuffer(doc)
+		p.runDeferred(ctx, turn, doc)
+		doc.release()
 		if doc = p.next(); doc != nil {
 			continue
 		}
@@ -150,10 +203,14 @@ func (p *Peer) worker(doc *[]byte) {
 
 // runDeferred answers a document that calls Blocking methods, on a worker
 // goroutine.
-func (p *Peer) runDeferred(ctx context.Context, turn *peerTurn, doc []byte) {
+func (p *Peer) runDeferred(ctx context.Context, turn *peerTurn, doc *deferredDoc) {
 	defer p.running.Done()
 	out := getBuffer()
-	p.sendAnswer(out, p.srv.Process(ctx, doc, (*out)[:0]), turn)
+	if doc.scanned {
+		p.sendAnswer(out, p.srv.answerRequest(ctx, &doc.single, (*out)[:0]), turn)
+		return
+	}
+	p.sendAnswer(out, p.srv.Process(ctx, doc.text, (*out)[:0]), turn)
 }
 
 // stopWorkers ends the idle workers once no document runs, and waits for

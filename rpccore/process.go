@@ -165,10 +165,16 @@ func (s *Server) checkBatch(d *document, dst []byte, sum *Summary) (out []byte, 
 // answerSingle runs the request that readSingle accepted and appends its
 // answer, as ProcessSummary does.
 func (s *Server) answerSingle(ctx context.Context, d *document, dst []byte) []byte {
+	return s.answerRequest(ctx, &d.single, dst)
+}
+
+// answerRequest runs r, a request that readSingle accepted, and appends
+// its answer.
+func (s *Server) answerRequest(ctx context.Context, r *request, dst []byte) []byte {
 	start := len(dst)
-	dst, _ = s.answer(ctx, &d.single, dst)
+	dst, _ = s.answer(ctx, r, dst)
 	if len(dst)-start > s.cfg.maxResponseBytes {
-		return s.responseTooLarge(&d.single, dst[:start], nil)
+		return s.responseTooLarge(r, dst[:start], nil)
 	}
 	return dst
 }
