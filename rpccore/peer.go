@@ -144,11 +144,11 @@ type Peer struct {
 	writeCtx    context.Context // the writer's; outlives ctx during a shutdown
 	writeCancel context.CancelFunc
 
-	deferred deferredQueue     // deferred documents waiting for a worker (peerworkers.go)
-	running  sync.WaitGroup    // deferred documents, running or waiting
-	work     chan *deferredDoc // deferred documents for idle workers; closed when they are to end
-	idle     atomic.Int32      // workers waiting on work
-	workers  sync.WaitGroup    // workers, idle or not
+	deferred deferredQueue  // deferred documents waiting for a worker (peerworkers.go)
+	running  sync.WaitGroup // deferred documents, running or waiting
+	work     chan struct{}  // wakes an idle worker to take the documents waiting; closed when they are to end
+	idle     atomic.Int32   // workers waiting on work
+	workers  sync.WaitGroup // workers, idle or not
 
 	reframer Reframer // conn, when its messages may be guesses; nil otherwise
 
@@ -216,7 +216,7 @@ func (s *Server) ServePeer(ctx context.Context, conn MessageConn, cfg PeerConfig
 		cfg:  cfg,
 
 		deferred: deferredQueue{space: make(chan struct{}, 1)},
-		work:     make(chan *deferredDoc),
+		work:     make(chan struct{}),
 		calls:    pending.New("s"),
 		events:   s.cfg.peerEvents,
 		fail:     make(chan struct{}),

@@ -3,9 +3,10 @@ package rpccore
 // peerworkers.go runs a peer's deferred documents (those calling Blocking
 // methods) on goroutines that stay for the next one: a goroutine made for
 // each document would grow its stack anew every time, which costs more
-// than the call itself for a method that only waits. A worker that ends a
-// document takes the next one waiting itself, so that a connection whose
-// calls all wait hands documents over without waking the reader for
+// than the call itself for a method that only waits. The reader queues
+// each document; a worker takes the next one waiting itself, and one is
+// woken only when none is on its way to the queue, so that a connection
+// whose calls all wait hands documents over without waking the reader for
 // each, nor a worker.
 
 import (
@@ -62,19 +63,39 @@ func (doc *deferredDoc) release() {
 var deferredPool = sync.Pool{New: func() any { return new(deferredDoc) }}
 
 // deferredQueue holds the deferred documents read and not yet taken by a
-// worker, and counts the workers running one.
+// worker, and counts the workers awake and the documents they run.
 type deferredQueue struct {
 	mu          sync.Mutex
 	waiting     []*deferredDoc // in the order read, from head
 	head        int
-	busy        int  // workers running a document: at most MaxInFlight
+	started     int  // documents taken by a worker and not finished: at most MaxInFlight
+	awake       int  // workers running a document or woken to take one: at most MaxInFlight
+	waking      bool // a worker was woken and has not taken a document yet
 	stopped     bool // the reader has stopped: nothing is added any more
-	readerWaits bool // the reader waits on space for room in waiting
+	readerWaits bool // the reader waits on space for room
 	space       chan struct{}
 }
 
 // queued returns the number of documents waiting. The caller holds mu.
 func (q *deferredQueue) queued() int { return len(q.waiting) - q.head }
+
+// held returns the documents started or waiting. The caller holds mu.
+func (q *deferredQueue) held() int { return q.started + q.queued() }
+
+// wakeWorker reports whether a worker is to be woken for the documents
+// waiting, counting it awake: when none is on its way to them already and
+// fewer than limit are awake. The caller holds mu. A woken worker that
+// takes a document wakes the next one while documents still wait, so that
+// documents whose calls wait each get a worker, while documents answered
+// at once are taken by the workers awake, without a wake for each.
+func (q *deferredQueue) wakeWorker(limit int) bool {
+	if q.waking || q.awake >= limit || q.queued() == 0 {
+		return false
+	}
+	q.waking = true
+	q.awake++
+	return true
+}
 
 // wakeReader wakes the reader if it waits on space, or else lets its next
 // wait end at once.
@@ -85,11 +106,11 @@ func (q *deferredQueue) wakeReader() {
 	}
 }
 
-// spawn has msg answered by a worker, at once when fewer than MaxInFlight
-// run, after those read before it otherwise. It waits while MaxInFlight
-// documents wait already, and fails when the peer stops meanwhile. A
-// single request was scanned by handle into p.single, which the worker
-// answers without scanning msg again.
+// spawn queues msg to be answered by a worker, after the documents read
+// before it. At most MaxInFlight documents run at once and as many more
+// wait: spawn waits while that many are held, and fails when the peer
+// stops meanwhile. A single request was scanned by handle into p.single,
+// which the worker answers without scanning msg again.
 func (p *Peer) spawn(stop <-chan struct{}, msg []byte) error {
 	q := &p.deferred
 	limit := p.cfg.MaxInFlight
@@ -99,7 +120,7 @@ func (p *Peer) spawn(stop <-chan struct{}, msg []byte) error {
 	}
 	doc := newDeferredDoc(msg, single)
 	q.mu.Lock()
-	for q.queued() >= limit && !q.stopped {
+	for q.held() >= 2*limit && !q.stopped {
 		q.readerWaits = true
 		q.mu.Unlock()
 		select {
@@ -119,27 +140,37 @@ func (p *Peer) spawn(stop <-chan struct{}, msg []byte) error {
 		return ErrShutdown
 	}
 	p.running.Add(1)
-	if q.busy < limit {
-		q.busy++
-		q.mu.Unlock()
-		p.startWorker(doc)
-		return nil
-	}
 	q.waiting = append(q.waiting, doc)
+	wake := q.wakeWorker(limit)
 	q.mu.Unlock()
+	if wake {
+		p.startWorker()
+	}
 	return nil
 }
 
 // next returns the next document waiting for the worker that calls it,
-// or nil when none waits (the worker is then no longer busy). Once the
-// waiting documents are down to half of MaxInFlight, a reader waiting for
-// room is woken: once for many documents, not for each.
-func (p *Peer) next() *deferredDoc {
+// or nil when none waits (the worker is then no longer awake). woken says
+// the worker was just woken for it; finished, that it ended a document.
+// Once a quarter of the documents the peer may hold can be read again, a
+// reader waiting for room is woken: once for many documents, not for each.
+func (p *Peer) next(woken, finished bool) *deferredDoc {
 	q := &p.deferred
+	limit := p.cfg.MaxInFlight
 	q.mu.Lock()
-	defer q.mu.Unlock()
+	if woken {
+		q.waking = false
+	}
+	if finished {
+		q.started--
+		if q.readerWaits && q.held() <= 2*limit-max(1, limit/2) {
+			q.readerWaits = false
+			q.wakeReader()
+		}
+	}
 	if q.queued() == 0 {
-		q.busy--
+		q.awake--
+		q.mu.Unlock()
 		return nil
 	}
 	doc := q.waiting[q.head]
@@ -147,9 +178,11 @@ func (p *Peer) next() *deferredDoc {
 	if q.head++; q.head == len(q.waiting) {
 		q.waiting, q.head = q.waiting[:0], 0
 	}
-	if q.readerWaits && q.queued() <= p.cfg.MaxInFlight/2 {
-		q.readerWaits = false
-		q.wakeReader()
+	q.started++
+	wake := q.wakeWorker(limit)
+	q.mu.Unlock()
+	if wake {
+		p.startWorker()
 	}
 	return doc
 }
@@ -164,37 +197,35 @@ func (p *Peer) stopSpawning() {
 	q.wakeReader()
 }
 
-// startWorker hands doc, which the caller owns no longer, to an idle
-// worker, or to a new one when none is waiting.
-func (p *Peer) startWorker(doc *deferredDoc) {
+// startWorker wakes an idle worker to take the documents waiting, or
+// starts a new one when none is idle.
+func (p *Peer) startWorker() {
 	select {
-	case p.work <- doc:
+	case p.work <- struct{}{}:
 	default:
 		p.workers.Add(1)
-		go p.worker(doc)
+		go p.worker()
 	}
 }
 
-// worker answers doc, then the documents waiting, then those it is handed
-// while it is idle, until more workers are idle than the peer may run
-// documents at once, or the peer ends. Its documents' calls share one
-// context, as those the reader answers do.
-func (p *Peer) worker(doc *deferredDoc) {
+// worker answers the documents waiting, then waits to be woken for more,
+// until more workers are idle than the peer may run documents at once, or
+// the peer ends. Its documents' calls share one context, as those the
+// reader answers do.
+func (p *Peer) worker() {
 	defer p.workers.Done()
 	turn := &peerTurn{peer: p}
 	ctx := context.WithValue(p.ctx, peerKey{}, turn)
 	for {
-		p.runDeferred(ctx, turn, doc)
-		doc.release()
-		if doc = p.next(); doc != nil {
-			continue
+		for doc := p.next(true, false); doc != nil; doc = p.next(false, true) {
+			p.runDeferred(ctx, turn, doc)
+			doc.release()
 		}
 		if p.idle.Add(1) > int32(p.cfg.MaxInFlight) {
 			p.idle.Add(-1)
 			return
 		}
-		var ok bool
-		if doc, ok = <-p.work; !ok {
+		if _, ok := <-p.work; !ok {
 			return // the peer has ended
 		}
 		p.idle.Add(-1)

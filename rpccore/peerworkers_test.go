@@ -136,6 +136,34 @@ func TestPeerQueuesBlockingDocumentsPastMaxInFlightThenStopsReading(t *testing.T
 	}
 }
 
+// TestPeerRunsAsManyWaitingCallsAsMaxInFlight: calls that wait each get
+// a worker of their own, up to MaxInFlight, though the reader wakes one
+// worker at a time and each woken worker wakes the next.
+func TestPeerRunsAsManyWaitingCallsAsMaxInFlight(t *testing.T) {
+	release := make(chan struct{})
+	s, started := holdServer(t, release)
+	const limit, n = 8, 20
+	c, _, _ := servePeer(t, s, rpccore.PeerConfig{MaxInFlight: limit}, 64)
+	for i := range n {
+		c.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"hold","params":[%d],"id":%d}`, i, i))
+	}
+	// Eight run at once, eight wait, the reader holds the seventeenth:
+	// three stay unread.
+	eventually(t, "eight calls running at once", func() bool {
+		return len(started()) == limit && len(c.in) == n-2*limit-1
+	})
+	time.Sleep(50 * time.Millisecond)
+	if got, unread := started(), len(c.in); len(got) != limit || unread != n-2*limit-1 {
+		t.Fatalf("%d calls started and %d documents unread, want %d and %d", len(got), unread, limit, n-2*limit-1)
+	}
+	close(release)
+	for range n {
+		if a := c.recv(t); a["result"] != a["id"] {
+			t.Fatalf("answer %v", a)
+		}
+	}
+}
+
 func TestPeerShutdownAnswersTheDocumentsWaitingForAWorker(t *testing.T) {
 	release := make(chan struct{})
 	s, started := holdServer(t, release)
