@@ -1,18 +1,18 @@
 package rpccore
 
-// answerbytes.go writes the fixed parts of a success answer. Where the
+// answerbytes.go writes the fixed parts of an answer. Where the
 // buffer has room they are stored as arrays, a few moves each, rather than
 // copied by memmove: on the five benchmark requests these copies were a
 // twentieth of the time of a call.
 
-// resultPrefixArray and idInfixArray are resultPrefix and idInfix as
-// arrays.
+// resultPrefixArray and idInfixArray are resultPrefixText and
+// idInfixText as arrays.
 var (
 	resultPrefixArray = [len(resultPrefixText)]byte([]byte(resultPrefixText))
 	idInfixArray      = [len(idInfixText)]byte([]byte(idInfixText))
 )
 
-// appendResultPrefix appends resultPrefix.
+// appendResultPrefix appends resultPrefixText.
 func appendResultPrefix(dst []byte) []byte {
 	const n = len(resultPrefixText)
 	l := len(dst)
@@ -24,8 +24,8 @@ func appendResultPrefix(dst []byte) []byte {
 	return dst
 }
 
-// appendIDMember appends the id member and the closing brace that end a
-// success answer: `,"id":` id `}`.
+// appendIDMember appends the id member and the closing brace that end
+// every answer: `,"id":` id `}`.
 func appendIDMember(dst, id []byte) []byte {
 	const n = len(idInfixText)
 	l := len(dst)

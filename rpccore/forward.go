@@ -209,11 +209,9 @@ func appendForwarded(dst []byte, c *ForwardedCall, id []byte) ([]byte, int) {
 	} else if !Valid(result) {
 		return appendErrorAnswer(dst, errForwardedInvalid, id), CodeInternalError
 	}
-	dst = append(dst, resultPrefix...)
+	dst = appendResultPrefix(dst)
 	dst = append(dst, result...)
-	dst = append(dst, idInfix...)
-	dst = append(dst, id...)
-	return append(dst, '}'), 0
+	return appendIDMember(dst, id), 0
 }
 
 var (

@@ -323,9 +323,7 @@ func appendErrorAnswer(dst []byte, e *Error, id []byte) []byte {
 	}
 	dst = append(dst, responsePrefix...)
 	dst = appendErrorBody(dst, e)
-	dst = append(dst, idInfix...)
-	dst = append(dst, id...)
-	return append(dst, '}')
+	return appendIDMember(dst, id)
 }
 
 // appendErrorBodyAnswer appends an answer with a precomputed error member.
@@ -335,9 +333,7 @@ func appendErrorBodyAnswer(dst, body, id []byte) []byte {
 	}
 	dst = append(dst, responsePrefix...)
 	dst = append(dst, body...)
-	dst = append(dst, idInfix...)
-	dst = append(dst, id...)
-	return append(dst, '}')
+	return appendIDMember(dst, id)
 }
 
 // documentPool recycles the documents of batches, with their request lists.

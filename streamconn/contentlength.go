@@ -81,9 +81,9 @@ func (c *Conn) readHeader() (int, error) {
 		h.buf = append(h.buf, b...)
 		if end := bytes.Index(h.buf, headerEnd); end >= 0 {
 			c.in.Consume(end + len(headerEnd) - before)
-			n, err := contentLength(h.buf[:end])
-			if end > maxHeaderBytes {
-				err = ErrBadFraming
+			n, err := 0, ErrBadFraming
+			if end <= maxHeaderBytes {
+				n, err = contentLength(h.buf[:end])
 			}
 			h.buf = h.buf[:0]
 			if cap(h.buf) > maxHeaderBytes {
