@@ -171,6 +171,12 @@ func TestPeerShutdownAnswersTheDocumentsWaitingForAWorker(t *testing.T) {
 	for i := range 2 {
 		c.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"hold","params":[%d],"id":%d}`, i, i))
 	}
+	// The reader answers this one itself, after it has queued the second
+	// hold: the shutdown cannot come between reading that and queueing it.
+	c.send(`{"jsonrpc":"2.0","method":"unknown","id":"read"}`)
+	if a := c.recv(t); a["id"] != "read" {
+		t.Fatalf("answer %v, want the reader's answer to the unknown method", a)
+	}
 	eventually(t, "one call running and one waiting", func() bool {
 		return len(started()) == 1 && len(c.in) == 0
 	})
