@@ -27,6 +27,9 @@ type AsyncCall struct {
 	mu       sync.Mutex
 	finished bool        // finishAsync has taken the call
 	stop     func() bool // stops the watch of the call's context
+	// kept is the request of the call's last run, for its next: a call
+	// started again costs no request from a pool.
+	kept *request
 }
 
 // Go starts a call of method with args and returns at once. When the call
@@ -54,7 +57,9 @@ func (c *Client) GoCall(ctx context.Context, a *AsyncCall, args ...any) {
 		c.goHTTP(ctx, a, args)
 		return
 	}
-	r, err := c.open(ctx, a.Method, nil, false)
+	kept := a.kept
+	a.kept = nil
+	r, err := c.openAgain(ctx, kept, a.Method, nil, false)
 	if err == nil {
 		r.msg, err = appendRequest(r.msg[:0], a.Method, r.call.ID(), args)
 		if err != nil {
@@ -94,7 +99,7 @@ func (c *Client) GoCall(ctx context.Context, a *AsyncCall, args ...any) {
 }
 
 // finish completes r's AsyncCall with its answer: the result decoded,
-// the request released, the call sent on its channel.
+// the request kept for the call's next run, the call sent on its channel.
 func (c *Client) finish(r *request, res, errObj []byte, err error) {
 	a := r.async
 	a.Error = settle(res, errObj, err, a.Result)
@@ -105,7 +110,8 @@ func (c *Client) finish(r *request, res, errObj []byte, err error) {
 	if stop != nil {
 		stop()
 	}
-	c.release(r)
+	c.keep(r)
+	a.kept = r
 	a.Done <- a
 }
 

@@ -108,3 +108,41 @@ func TestGoCallReusesItsCalls(t *testing.T) {
 		}
 	}
 }
+
+func TestGoCallStartedAgainKeepsItsRequest(t *testing.T) {
+	srv := startStreamServer(t, newTestRPCServer(t))
+	c := dialTest(t, srv.url())
+	ctx := testContext(t)
+	var sum int
+	a := &AsyncCall{Method: "addInt", Result: &sum, Done: make(chan *AsyncCall, 1)}
+	c.GoCall(ctx, a, 1, 2)
+	if <-a.Done; a.Error != nil || sum != 3 {
+		t.Fatalf("first: %d, %v", sum, a.Error)
+	}
+	kept := a.kept
+	if kept == nil || kept.call == nil {
+		t.Fatal("a finished call kept no request for its next run")
+	}
+	firstID := string(kept.call.ID())
+	c.GoCall(ctx, a, 2, 5)
+	if <-a.Done; a.Error != nil || sum != 7 {
+		t.Fatalf("again: %d, %v", sum, a.Error)
+	}
+	if a.kept != kept {
+		t.Fatal("the call started again took another request")
+	}
+	if id := string(a.kept.call.ID()); id == firstID {
+		t.Fatalf("the call started again reused the id %s", id)
+	}
+	// A call that fails (its context ended) is started again as well.
+	ended, cancel := context.WithCancel(ctx)
+	cancel()
+	c.GoCall(ended, a, 1, 1)
+	if <-a.Done; a.Error == nil {
+		t.Fatal("a call with an ended context did not fail")
+	}
+	c.GoCall(ctx, a, 4, 4)
+	if <-a.Done; a.Error != nil || sum != 8 {
+		t.Fatalf("after a failure: %d, %v", sum, a.Error)
+	}
+}

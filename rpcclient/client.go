@@ -168,17 +168,29 @@ var requestPool = sync.Pool{New: func() any { return new(request) }}
 // call enters the table, where the reader and a lost connection's sweep
 // read it.
 func (c *Client) open(ctx context.Context, method string, sub *ClientSubscription, remake bool) (*request, error) {
+	return c.openAgain(ctx, nil, method, sub, remake)
+}
+
+// openAgain is open with a request kept (keep) from an earlier call, or a
+// new one when kept is nil.
+func (c *Client) openAgain(ctx context.Context, kept *request, method string, sub *ClientSubscription, remake bool) (*request, error) {
 	if err := c.refuseWhileDown(); err != nil {
+		if kept != nil {
+			c.release(kept)
+		}
 		return nil, err
 	}
-	r := requestPool.Get().(*request)
+	r := kept
+	if r == nil {
+		r = requestPool.Get().(*request)
+	}
 	r.method, r.sub, r.remake = method, sub, remake
 	// A first subscribe lost with its connection is sent again; one made
 	// again after a reconnect is left to the next reconnect's remaking.
 	r.idempotent = (sub != nil && !remake) || (sub == nil && c.opts.isIdempotent(ctx, method))
-	pc, err := c.calls.OpenNote(r, sub != nil) // a subscribe's answer binds its id (delivered)
+	pc, err := c.calls.OpenAgain(r.call, r, sub != nil) // a subscribe's answer binds its id (delivered)
 	if err != nil {
-		r.sub = nil
+		r.call, r.sub = nil, nil
 		requestPool.Put(r)
 		return nil, err
 	}
@@ -188,12 +200,27 @@ func (c *Client) open(ctx context.Context, method string, sub *ClientSubscriptio
 
 // release hands a finished call back.
 func (c *Client) release(r *request) {
-	r.call.Release()
-	r.call, r.sub, r.async, r.seq, r.sends, r.remake = nil, nil, nil, 0, 0, false
+	if r.call != nil {
+		r.call.Release()
+	}
+	r.call = nil
+	r.reset()
+	requestPool.Put(r)
+}
+
+// keep is release for a request whose owner opens its next call with it
+// (openAgain), its pending call kept with it.
+func (c *Client) keep(r *request) {
+	r.call.Keep()
+	r.reset()
+}
+
+// reset clears what a finished request holds but its pending call.
+func (r *request) reset() {
+	r.sub, r.async, r.seq, r.sends, r.remake = nil, nil, 0, 0, false
 	if cap(r.msg) > maxKeptMessage {
 		r.msg = nil
 	}
-	requestPool.Put(r)
 }
 
 // maxKeptMessage bounds the buffers kept for the next call or read.

@@ -122,11 +122,17 @@ func goLoop(c *rpcclient.Client, depth int, r *run) {
 		start()
 	}
 	for {
+		// A call that came back is taken without waiting on quit too: a
+		// select of two channels locks both.
 		var a *rpcclient.AsyncCall
 		select {
 		case a = <-done:
-		case <-r.quit:
-			return
+		default:
+			select {
+			case a = <-done:
+			case <-r.quit:
+				return
+			}
 		}
 		err := a.Error
 		if err == nil {

@@ -100,8 +100,18 @@ func (t *Table) Open() (*Call, error) { return t.OpenNote(nil, false) }
 
 // OpenNote is Open for a call whose Note and Hooked are set before the
 // call enters the table, where a deliver hook or Sweep may read them.
-func (t *Table) OpenNote(note any, hooked bool) (*Call, error) {
-	c := callPool.Get().(*Call)
+func (t *Table) OpenNote(note any, hooked bool) (*Call, error) { return t.OpenAgain(nil, note, hooked) }
+
+// OpenAgain is OpenNote with a call its owner kept (Keep) from an earlier
+// call, or a new one when kept is nil: an owner that makes call after
+// call from one goroutine, while the reader ends them on another, does
+// not pass each through the pool of another processor. On failure kept
+// is pooled.
+func (t *Table) OpenAgain(kept *Call, note any, hooked bool) (*Call, error) {
+	c := kept
+	if c == nil {
+		c = callPool.Get().(*Call)
+	}
 	c.Note, c.Hooked = note, hooked
 	n := t.next.Add(1)
 	sh := t.shardOf(n)
@@ -290,6 +300,13 @@ func (t *Table) forget(c *Call) bool {
 // instead of Wait when the request could not be sent). A call still
 // waiting is given up.
 func (c *Call) Release() {
+	c.Keep()
+	callPool.Put(c)
+}
+
+// Keep is Release for an owner that keeps c to open its next call with
+// (OpenAgain) instead of giving it back to the pool.
+func (c *Call) Keep() {
 	if !c.waited {
 		t := c.table
 		t.forget(c)
@@ -309,7 +326,6 @@ func (c *Call) Release() {
 	if cap(c.errObj) > maxKeptAnswer {
 		c.errObj = nil
 	}
-	callPool.Put(c)
 }
 
 // maxKeptAnswer bounds the answer buffer a released call keeps.
