@@ -58,6 +58,7 @@ func SetIDs(groups []string) []string {
 // Run measures every set and returns the document.
 func Run(ctx context.Context, o Options) (*schema.Doc, error) {
 	start := time.Now()
+	clock := readCPUClock()
 	groups := Groups
 	if len(o.Only) > 0 {
 		groups = o.Only
@@ -103,10 +104,12 @@ func Run(ctx context.Context, o Options) (*schema.Doc, error) {
 		NodesConfig: filepath.Join(o.Repo, "bench", "Caddyfile.nodes")}
 
 	if has("inprocess") {
-		doc.Sets = append(doc.Sets, sets.InProcess(ctx, env))
+		doc.Sets = append(doc.Sets, measureSet(func() schema.Set { return sets.InProcess(ctx, env) }))
 	}
 	if has("http") {
-		withCaddy(ctx, env, func() { doc.Sets = append(doc.Sets, sets.HTTP(ctx, env)...) })
+		withCaddy(ctx, env, func() {
+			doc.Sets = append(doc.Sets, withSteal(func() []schema.Set { return sets.HTTP(ctx, env) })...)
+		})
 	}
 	if has("websocket") {
 		withCaddy(ctx, env, func() { doc.Sets = append(doc.Sets, websocketSets(ctx, env, openFiles)...) })
@@ -119,7 +122,7 @@ func Run(ctx context.Context, o Options) (*schema.Doc, error) {
 	}
 	if has("nodes") {
 		// The set starts its own nats-server and Caddy nodes.
-		doc.Sets = append(doc.Sets, sets.Nodes(ctx, env))
+		doc.Sets = append(doc.Sets, measureSet(func() schema.Set { return sets.Nodes(ctx, env) }))
 	}
 	doc.Sets = append(doc.Sets, sets.Browser(o.Browser))
 	env.Bar.Finish()
@@ -130,6 +133,7 @@ func Run(ctx context.Context, o Options) (*schema.Doc, error) {
 		}
 	}
 	doc.Machine.LoadAfter = loadAverage()
+	doc.Machine.CPUSteal = stealSince(clock)
 	doc.Harness.Seconds = float64(time.Since(start).Round(100*time.Millisecond)) / float64(time.Second)
 	return doc, nil
 }
@@ -160,7 +164,11 @@ func websocketSets(ctx context.Context, env *sets.Env, openFiles uint64) []schem
 		return out
 	}
 	defer ws.Close()
-	return []schema.Set{ws.Pipelined(ctx, env), ws.Broadcast(ctx, env), ws.Memory(ctx, env, openFiles)}
+	return []schema.Set{
+		measureSet(func() schema.Set { return ws.Pipelined(ctx, env) }),
+		measureSet(func() schema.Set { return ws.Broadcast(ctx, env) }),
+		measureSet(func() schema.Set { return ws.Memory(ctx, env, openFiles) }),
+	}
 }
 
 // streamSetIDs are the sets of the stream group, in order.
@@ -177,8 +185,13 @@ func streamSets(ctx context.Context, env *sets.Env, openFiles uint64) []schema.S
 		return out
 	}
 	defer st.Close()
-	return []schema.Set{st.Pipelined(ctx, env), st.Blocking(ctx, env), st.GRPC(ctx, env), st.Streaming(ctx, env),
-		st.Memory(ctx, env, openFiles)}
+	return []schema.Set{
+		measureSet(func() schema.Set { return st.Pipelined(ctx, env) }),
+		measureSet(func() schema.Set { return st.Blocking(ctx, env) }),
+		measureSet(func() schema.Set { return st.GRPC(ctx, env) }),
+		measureSet(func() schema.Set { return st.Streaming(ctx, env) }),
+		measureSet(func() schema.Set { return st.Memory(ctx, env, openFiles) }),
+	}
 }
 
 // clientSets runs the client set; its server is a child process, not
@@ -191,7 +204,7 @@ func clientSets(ctx context.Context, env *sets.Env) []schema.Set {
 			Error: err.Error()}}
 	}
 	defer c.Close()
-	return []schema.Set{c.Pipelined(ctx, env)}
+	return []schema.Set{measureSet(func() schema.Set { return c.Pipelined(ctx, env) })}
 }
 
 // executable is true when file exists and may be run.

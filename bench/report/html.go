@@ -50,7 +50,7 @@ func HTML(d *schema.Doc, charts map[string]string) ([]byte, error) {
 
 // pageTemplate is the page.
 var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
-	"load": load, "day": day, "duration": duration,
+	"load": load, "day": day, "duration": duration, "steal": Steal,
 }).Parse(`<!doctype html>
 <html lang="en">
 <head>
@@ -75,7 +75,9 @@ img { max-width: 100%; border: 1px solid #eee; }
 {{with .Doc}}<p>Measured by <code>{{.Harness.Command}}</code> on {{day .Date}} ({{.Date}}):
 {{.Machine.CPU}}, {{.Machine.CPUs}} CPUs, {{.Machine.MemoryGiB}} GiB, {{.Machine.OS}}/{{.Machine.Arch}};
 {{.Versions.Go}}, Caddy {{.Versions.Caddy}} (bin/caddy built {{.Versions.CaddyBuilt}}), commit {{.Versions.Commit}};
-load average {{load .Machine.LoadBefore}} before the run and {{load .Machine.LoadAfter}} after; {{duration .Harness.Seconds}} in all.
+load average {{load .Machine.LoadBefore}} before the run and {{load .Machine.LoadAfter}} after;
+CPU steal {{steal .Machine.CPUSteal}} (the share of the CPUs' time the hypervisor gave to other machines);
+{{duration .Harness.Seconds}} in all.
 Data: <a href="benchmarks.json">benchmarks.json</a>.</p>
 {{if .Quick}}<p class="quick">A quick run: every cell timed once, briefly. These figures say nothing of speed.</p>{{end}}
 <ul class="note">{{range .Policy}}<li>{{.}}</li>{{end}}</ul>
@@ -88,7 +90,7 @@ Data: <a href="benchmarks.json">benchmarks.json</a>.</p>
 
 {{range .Sets}}<h2 id="{{.Set.ID}}">{{.Set.Title}}</h2>
 {{if .Status}}<p>{{.Status}}</p>{{else}}
-<p class="note">{{.Set.Harness}}.{{with .Set.Note}} {{.}}.{{end}}</p>
+<p class="note">{{.Set.Harness}}.{{with .Set.Note}} {{.}}.{{end}} CPU steal while measured: {{steal .Set.CPUSteal}}.</p>
 {{with .Chart}}<p><img src="{{.}}" alt="chart"></p>{{end}}
 {{template "table" .Main}}
 {{range .Secondary}}{{template "table" .}}{{end}}

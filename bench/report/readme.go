@@ -22,10 +22,12 @@ const (
 func ReadmeBlock(d *schema.Doc) string {
 	var b strings.Builder
 	b.WriteString("<!-- Generated from bench/results/benchmarks.json by bench/run (or `cd bench && go run ./cmd/readmetable`); do not edit by hand. -->\n\n")
-	fmt.Fprintf(&b, "Measured by `%s` on %s: %s, %d CPUs, %s, Caddy %s (bin/caddy built %s), commit %s; load average %s before the run and %s after; %s in all.",
+	fmt.Fprintf(&b, "Measured by `%s` on %s: %s, %d CPUs, %s, Caddy %s (bin/caddy built %s), commit %s; load average %s before the run and %s after; CPU steal %s; %s in all.",
 		d.Harness.Command, day(d.Date), d.Machine.CPU, d.Machine.CPUs, d.Versions.Go, d.Versions.Caddy,
 		orUnknown(d.Versions.CaddyBuilt), d.Versions.Commit, load(d.Machine.LoadBefore), load(d.Machine.LoadAfter),
-		duration(d.Harness.Seconds))
+		Steal(d.Machine.CPUSteal), duration(d.Harness.Seconds))
+	b.WriteString(" CPU steal is the share of the CPUs' time the hypervisor gave to other machines (/proc/stat): " +
+		"a run, or a set, with much of it measured a slower machine.")
 	b.WriteString(" Charts, ranges and every run: [bench/results/index.html](bench/results/index.html);" +
 		" data: [bench/results/benchmarks.json](bench/results/benchmarks.json); how it is measured: [bench/README.md](bench/README.md).\n")
 	if d.Quick {
@@ -40,7 +42,7 @@ func ReadmeBlock(d *schema.Doc) string {
 			continue
 		}
 		t := MainTable(s, false)
-		fmt.Fprintf(&b, " (%s)\n\n%s", t.Caption, t.Markdown())
+		fmt.Fprintf(&b, " (%s; CPU steal %s)\n\n%s", t.Caption, Steal(s.CPUSteal), t.Markdown())
 	}
 	return b.String()
 }

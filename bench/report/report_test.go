@@ -22,8 +22,11 @@ func sample() *schema.Doc {
 				schema.NewPoint("1 conn", []float64{1, 2, 3}), schema.NewPoint("4 conns", []float64{1, 1, 1})}},
 		}}
 	s.Compare("ours", "geth")
+	runSteal, setSteal := 0.25, 0.4
+	s.CPUSteal = &setSteal
 	return &schema.Doc{Schema: schema.Version, Title: "benchmarks", Date: "2026-01-02T03:04:05Z",
-		Machine:  schema.Machine{CPU: "Xeon", CPUs: 2, LoadBefore: []float64{0.5, 1, 1.5}, LoadAfter: []float64{2, 1, 1}},
+		Machine: schema.Machine{CPU: "Xeon", CPUs: 2, LoadBefore: []float64{0.5, 1, 1.5}, LoadAfter: []float64{2, 1, 1},
+			CPUSteal: &runSteal},
 		Versions: schema.Versions{Go: "go1.26.8", Caddy: "v2.11.9", Commit: "abc"},
 		Harness:  schema.Harness{Command: "bench/run", Seconds: 492},
 		Policy:   []string{"every cell timed 3 times"},
@@ -56,9 +59,10 @@ func TestMainTablePutsRatiosNextToPeers(t *testing.T) {
 func TestReadmeBlockHasHeaderGoalsAndEverySet(t *testing.T) {
 	block := ReadmeBlock(sample())
 	for _, want := range []string{
-		"Measured by `bench/run` on 2026-01-02: Xeon, 2 CPUs, go1.26.8, Caddy v2.11.9 (bin/caddy built unknown), commit abc; load average 0.50/1.00/1.50 before the run and 2.00/1.00/1.00 after; 8 min 12 s in all.",
-		"| ≥500k calls per second | #4 | 800k calls/s | met |",
+		"Measured by `bench/run` on 2026-01-02: Xeon, 2 CPUs, go1.26.8, Caddy v2.11.9 (bin/caddy built unknown), commit abc; load average 0.50/1.00/1.50 before the run and 2.00/1.00/1.00 after; CPU steal 25%; 8 min 12 s in all.",
+		"| ≥500k calls per second | #4 | 800k calls/s | met | 40% |",
 		"**Pipelined** (calls per second; median of the runs",
+		"; CPU steal 40%)\n",
 		"**Browser**: not yet measured.",
 	} {
 		if !strings.Contains(block, want) {

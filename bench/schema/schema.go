@@ -45,6 +45,11 @@ type Machine struct {
 	// when the run started and when it ended: the machine may be shared.
 	LoadBefore []float64 `json:"load_average_before"`
 	LoadAfter  []float64 `json:"load_average_after"`
+	// CPUSteal is the share (0 to 1) of the CPUs' time that the
+	// hypervisor gave to other machines during the run (steal, in
+	// /proc/stat), when the platform tells it: time the run wanted a CPU
+	// and had none.
+	CPUSteal *float64 `json:"cpu_steal,omitempty"`
 	// OpenFilesLimit is the limit on open files the harness ran under.
 	OpenFilesLimit uint64 `json:"open_files_limit"`
 }
@@ -100,6 +105,9 @@ type Set struct {
 	Comparisons []Comparison `json:"comparisons,omitempty"`
 	// Error says why a Failed set failed.
 	Error string `json:"error,omitempty"`
+	// CPUSteal is Machine.CPUSteal while this set ran (for the sets of a
+	// group measured together, while the group ran).
+	CPUSteal *float64 `json:"cpu_steal,omitempty"`
 	// Source holds a set written by another tool that does not follow this
 	// schema, kept as it was.
 	Source any `json:"source,omitempty"`
