@@ -6,7 +6,7 @@ package rpccore
 import "context"
 
 // answerBatch answers a batch that read accepted.
-func (s *Server) answerBatch(ctx context.Context, d *document, dst []byte, sum *Summary) []byte {
+func (s *Server) answerBatch(ctx context.Context, d *document, dst []byte, sum *Summary, timing *callSampler) []byte {
 	pending, cancel := s.startBlocking(ctx, d.items)
 	defer cancel()
 
@@ -36,7 +36,7 @@ func (s *Server) answerBatch(ctx context.Context, d *document, dst []byte, sum *
 			dst = append(dst, p.answer...)
 			code = p.code
 		default:
-			dst, code = s.answer(ctx, r, dst)
+			dst, code = s.answer(ctx, r, dst, timing)
 		}
 		if !overflow && len(dst)-start+1 > s.cfg.maxResponseBytes {
 			overflow = true
@@ -131,7 +131,7 @@ func (s *Server) spawnBlocking(ctx context.Context, items []request, pending []*
 			if ctx.Err() != nil {
 				return
 			}
-			p.answer, p.code = s.answer(ctx, r, nil)
+			p.answer, p.code = s.answer(ctx, r, nil, nil)
 		}()
 	}
 }

@@ -383,6 +383,26 @@ func TestCallTimingSampleTimesEveryBlockingCallAndASampleOfTheRest(t *testing.T)
 		t.Errorf("%d of %d calls of the Blocking delay timed, want all", n, delays)
 	}
 
+	// A peer's reader draws the calls it times itself: the same share, and
+	// no method left out when two are called in turn.
+	byPeer := &timingCounter{calls: map[string]int{}, timed: map[string]int{}}
+	s = demoServer(t, rpccore.WithObserver(byPeer), rpccore.WithCallTimingSample(4))
+	pipe, _, _ := servePeer(t, s, rpccore.PeerConfig{}, 64)
+	for i := range adds {
+		method := []string{"add", "addInt"}[i%2]
+		pipe.send(`{"jsonrpc":"2.0","method":"` + method + `","params":[1,2],"id":1}`)
+		pipe.recv(t)
+	}
+	for _, m := range []string{"add", "addInt"} {
+		if byPeer.calls[m] != adds/2 {
+			t.Fatalf("observer heard of %d %s calls over a peer, want %d", byPeer.calls[m], m, adds/2)
+		}
+		// 500 expected, with a standard deviation under 22.
+		if n := byPeer.timed[m]; n < 400 || n > 600 {
+			t.Errorf("over a peer %d of %d %s calls timed, want about a quarter", n, adds/2, m)
+		}
+	}
+
 	every := &timingCounter{calls: map[string]int{}, timed: map[string]int{}}
 	s = demoServer(t, rpccore.WithObserver(every))
 	for range 100 {

@@ -31,7 +31,7 @@ func TestDeferredDocAnswersFromItsCopyOfTheScan(t *testing.T) {
 		}
 		doc := newDeferredDoc(msg, &d.single)
 		copy(msg, bytes.Repeat([]byte("x"), len(msg)))
-		if got := string(s.answerRequest(ctx, &doc.single, nil)); got != want {
+		if got := string(s.answerRequest(ctx, &doc.single, nil, nil)); got != want {
 			t.Errorf("%s: answered %s from the copy, want %s", req, got, want)
 		}
 		doc.release()

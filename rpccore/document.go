@@ -101,7 +101,7 @@ func (s *Server) ProcessDocument(ctx context.Context, doc *Document, dst []byte,
 		if out, refused := s.checkBatch(d, dst, sum); refused {
 			return out
 		}
-		return s.answerBatch(ctx, d, dst, sum)
+		return s.answerBatch(ctx, d, dst, sum, nil)
 	}
 	if !s.checkSingle(d) {
 		return s.refuseSingle(d, dst, sum)

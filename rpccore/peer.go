@@ -152,6 +152,9 @@ type Peer struct {
 
 	reframer Reframer // conn, when its messages may be guesses; nil otherwise
 
+	// timing draws which of the calls the reader answers are timed.
+	timing callSampler
+
 	// single is the document handle reads a single request into: the
 	// reader's own, reused, so that it is not on the reading goroutine's
 	// stack, which an idle connection keeps.
@@ -395,7 +398,7 @@ func (p *Peer) handle(ctx context.Context, msg, dst []byte) (answer []byte, step
 		if srv.callsBlocking(d) {
 			return dst, deferred
 		}
-		return srv.answerBatch(ctx, d, dst, nil), answered
+		return srv.answerBatch(ctx, d, dst, nil, &p.timing), answered
 	}
 	d := &p.single
 	*d = document{}
@@ -411,7 +414,7 @@ func (p *Peer) handle(ctx context.Context, msg, dst []byte) (answer []byte, step
 	case srv.callsBlocking(d):
 		return dst, deferred
 	}
-	return srv.answerSingle(ctx, d, dst), answered
+	return srv.answerSingle(ctx, d, dst, &p.timing), answered
 }
 
 // retract reports whether the message just read was a guess of the

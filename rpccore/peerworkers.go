@@ -238,7 +238,7 @@ func (p *Peer) runDeferred(ctx context.Context, turn *peerTurn, doc *deferredDoc
 	defer p.running.Done()
 	out := getBuffer()
 	if doc.scanned {
-		p.sendAnswer(out, p.srv.answerRequest(ctx, &doc.single, (*out)[:0]), turn)
+		p.sendAnswer(out, p.srv.answerRequest(ctx, &doc.single, (*out)[:0], nil), turn)
 		return
 	}
 	p.sendAnswer(out, p.srv.Process(ctx, doc.text, (*out)[:0]), turn)

@@ -58,7 +58,7 @@ func (s *Server) answerSummarized(ctx context.Context, d *document, dst []byte, 
 		sum.note(s, &d.single)
 	}
 	start := len(dst)
-	dst, code := s.answer(ctx, &d.single, dst)
+	dst, code := s.answer(ctx, &d.single, dst, nil)
 	if len(dst)-start > s.cfg.maxResponseBytes {
 		return s.responseTooLarge(&d.single, dst[:start], sum)
 	}
@@ -79,7 +79,7 @@ func (s *Server) processBatch(ctx context.Context, req, dst []byte, sum *Summary
 	if out, refused := s.readBatch(req, d, dst, sum); refused {
 		return out
 	}
-	return s.answerBatch(ctx, d, dst, sum)
+	return s.answerBatch(ctx, d, dst, sum, nil)
 }
 
 // isBatch reports whether the document is an array.
@@ -164,15 +164,15 @@ func (s *Server) checkBatch(d *document, dst []byte, sum *Summary) (out []byte, 
 
 // answerSingle runs the request that readSingle accepted and appends its
 // answer, as ProcessSummary does.
-func (s *Server) answerSingle(ctx context.Context, d *document, dst []byte) []byte {
-	return s.answerRequest(ctx, &d.single, dst)
+func (s *Server) answerSingle(ctx context.Context, d *document, dst []byte, timing *callSampler) []byte {
+	return s.answerRequest(ctx, &d.single, dst, timing)
 }
 
 // answerRequest runs r, a request that readSingle accepted, and appends
 // its answer.
-func (s *Server) answerRequest(ctx context.Context, r *request, dst []byte) []byte {
+func (s *Server) answerRequest(ctx context.Context, r *request, dst []byte, timing *callSampler) []byte {
 	start := len(dst)
-	dst, _ = s.answer(ctx, r, dst)
+	dst, _ = s.answer(ctx, r, dst, timing)
 	if len(dst)-start > s.cfg.maxResponseBytes {
 		return s.responseTooLarge(r, dst[:start], nil)
 	}
@@ -216,7 +216,8 @@ func (sum *Summary) noteError(code int) {
 
 // answer runs one request and appends its answer object (nothing for a
 // notification). It returns the error code answered, 0 for success.
-func (s *Server) answer(ctx context.Context, r *request, dst []byte) ([]byte, int) {
+// timing, when not nil, draws which calls are timed (see timesCall).
+func (s *Server) answer(ctx context.Context, r *request, dst []byte, timing *callSampler) ([]byte, int) {
 	if r.invalid {
 		return appendErrorBodyAnswer(dst, errBodyInvalid, r.idOrNull()), CodeInvalidRequest
 	}
@@ -233,7 +234,7 @@ func (s *Server) answer(ctx context.Context, r *request, dst []byte) ([]byte, in
 	dst = appendResultPrefix(dst)
 	resultStart := len(dst)
 	began := NotTimed
-	if s.cfg.observer != nil && s.timesCall(e) {
+	if s.cfg.observer != nil && s.timesCall(e, timing) {
 		began = monotonic()
 	}
 	dst, err := s.invoke(ctx, e, &r.args, dst)
@@ -265,10 +266,18 @@ func (s *Server) answer(ctx context.Context, r *request, dst []byte) ([]byte, in
 
 // timesCall says whether a call of e is timed: every call of a Blocking
 // method, and of the others all or one in the sample, at random
-// (WithCallTimingSample).
-func (s *Server) timesCall(e *entry) bool {
+// (WithCallTimingSample): by timing's draw for the calls made one after
+// another on one goroutine that passes one, by a draw of their own for the
+// others.
+func (s *Server) timesCall(e *entry, timing *callSampler) bool {
 	n := s.cfg.timingSample
-	return n <= 1 || e.blocking || rand.Uint32()%uint32(n) == 0
+	switch {
+	case n <= 1 || e.blocking:
+		return true
+	case timing != nil:
+		return timing.next(n)
+	}
+	return rand.Uint32()%uint32(n) == 0
 }
 
 // observeCall tells the observer of a call of e that ended with code
