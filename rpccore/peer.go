@@ -54,15 +54,20 @@ type ReadWaitNotifier interface {
 }
 
 // Reframer is implemented by a MessageConn whose ReadMessage may return a
-// guess at the next message, cheaper to find than the message itself:
-// streamconn takes a line for a JSON value. A guess that is not one valid
-// JSON value within the size limit (a line may hold two values, or part of
-// one) is not answered: the peer calls Reframe, and the next ReadMessage
-// returns the same input framed exactly. A guess that is one valid value
-// is the message exactly framing would have found.
+// message it has not fully checked, cheaper to find than the checked one:
+// streamconn takes a line for a JSON value; wsconn leaves the UTF-8 of a
+// text message to the peer's scan. The peer calls Reframe for every
+// message that is not one valid JSON value within the size limit. A guess
+// (a line may hold two values, or part of one) is then not answered: the
+// next ReadMessage returns the same input framed exactly. A text message
+// that is not UTF-8 is not answered either: the connection fails (1007),
+// and the next ReadMessage says so. A message that is one valid value is
+// what framing and checking it first would have given.
 type Reframer interface {
-	// Reframe reports whether the last message read was a guess; if it
-	// was, the next ReadMessage reads its bytes again, framed exactly.
+	// Reframe reports whether the last message read is not to be
+	// answered: a guess, which the next ReadMessage reads again framed
+	// exactly, or input that fails the connection, whose error the next
+	// ReadMessage returns.
 	Reframe() bool
 }
 

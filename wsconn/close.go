@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/gobwas/ws"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
 )
 
 // StatusCode is a close status of RFC 6455, section 7.4.
@@ -46,7 +48,14 @@ func (e *CloseError) Error() string {
 type failure struct {
 	code StatusCode
 	err  error
+	// answersFirst says the close frame waits for the answers already
+	// due, which the peer writes for an rpccore.ErrEndOfInput.
+	answersFirst bool
 }
+
+// Is makes a failure whose close frame waits for the answers
+// rpccore.ErrEndOfInput.
+func (f *failure) Is(target error) bool { return f.answersFirst && target == rpccore.ErrEndOfInput }
 
 // Error implements error.
 func (f *failure) Error() string {

@@ -163,3 +163,59 @@ func TestMessageTooBigIsRefusedBeforeItsPayload(t *testing.T) {
 		c.expectClose(ws.StatusMessageTooBig)
 	})
 }
+
+func TestTextNotUTF8AnywhereClosesWith1007AfterTheAnswersBefore(t *testing.T) {
+	url, _, _ := server(t, wsconn.Options{}, rpccore.PeerConfig{})
+	for name, doc := range map[string]string{
+		"member name":        `{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1,"` + "\xff" + `":0}`,
+		"method":             `{"jsonrpc":"2.0","method":"add` + "\xc3" + `","params":[1,2],"id":1}`,
+		"id":                 `{"jsonrpc":"2.0","method":"add","params":[1,2],"id":"` + "\xed\xa0\x80" + `"}`,
+		"named param":        `{"jsonrpc":"2.0","method":"StringMe","params":{"s":"` + "\xfe" + `"},"id":1}`,
+		"in a batch":         `[{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1},{"jsonrpc":"2.0","method":"StringMe","params":["` + "\x80" + `"],"id":2}]`,
+		"outside a string":   `{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}` + "\xff",
+		"and invalid JSON":   `{"jsonrpc":"2.0","method":` + "\xff",
+		"a notification":     `{"jsonrpc":"2.0","method":"StringMe","params":["` + "\xff" + `"]}`,
+		"an answer's result": `{"jsonrpc":"2.0","result":"` + "\xff" + `","id":"s1"}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			c := dialRaw(t, url)
+			c.send(text(`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":7}`), text(doc))
+			c.expectAnswer(`{"jsonrpc":"2.0","result":3,"id":7}`)
+			c.expectClose(ws.StatusInvalidFramePayloadData)
+		})
+	}
+}
+
+func TestTextThatIsUTF8ButNotJSONIsAnsweredAndTheConnectionGoesOn(t *testing.T) {
+	url, _, _ := server(t, wsconn.Options{}, rpccore.PeerConfig{})
+	c := dialRaw(t, url)
+	c.send(text(`{"jsonrpc":"2.0","method":"StringMe","params":["é"`), text(`{"jsonrpc":"2.0","method":"StringMe","params":["é"],"id":2}`))
+	c.expectAnswer(`{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}`)
+	c.expectAnswer(`{"jsonrpc":"2.0","result":"é","id":2}`)
+}
+
+func TestAFailureClosesAfterTheAnswersToTheMessagesBeforeIt(t *testing.T) {
+	url, _, served := server(t, wsconn.Options{MaxMessage: 256}, rpccore.PeerConfig{})
+	call := text(`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":7}`)
+	for _, c := range []struct {
+		name string
+		bad  frame
+		want ws.StatusCode
+	}{
+		{"message over the limit", text(`["` + strings.Repeat("a", 300) + `"]`), ws.StatusMessageTooBig},
+		{"unmasked frame", frame{op: ws.OpText, payload: []byte(`[]`), unmasked: true}, ws.StatusProtocolError},
+		{"reserved bits", frame{op: ws.OpText, rsv: 4, payload: []byte(`[]`)}, ws.StatusProtocolError},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			conn := dialRaw(t, url)
+			conn.send(call, call, c.bad)
+			conn.expectAnswer(`{"jsonrpc":"2.0","result":3,"id":7}`)
+			conn.expectAnswer(`{"jsonrpc":"2.0","result":3,"id":7}`)
+			conn.expectClose(c.want)
+			conn.send(closeFrame(uint16(c.want), "")) // the closing handshake's end
+			if err := <-served; err == nil {
+				t.Error("Serve reported no failure")
+			}
+		})
+	}
+}

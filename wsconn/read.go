@@ -28,8 +28,9 @@ var (
 
 // ReadMessage implements rpccore.MessageConn: it appends the next text or
 // binary message to dst, answering pings and reading pongs on the way.
-// A text message must be valid UTF-8 (else close 1007); a binary one is
-// not checked. A message over the limit (Options.MaxMessage,
+// A text message must be valid UTF-8 (else close 1007; on a connection
+// that Serve serves, the check is made by Reframe, for the messages the
+// peer refused); a binary one is not checked. A message over the limit (Options.MaxMessage,
 // DialOptions.MaxMessage) closes the connection with 1009 before its
 // payload is read, a broken frame with 1002 (a client's frames must be
 // masked, a server's must not be); the error then names the status sent.
@@ -37,8 +38,12 @@ var (
 // is not used: a read ends when the connection closes or InterruptRead is
 // called.
 func (c *Conn) ReadMessage(_ context.Context, dst []byte) ([]byte, error) {
+	c.unchecked = nil
 	if c.interrupted.Load() {
 		return dst, errReadInterrupted
+	}
+	if c.failed != nil {
+		return dst, c.failed
 	}
 	start := len(dst)
 	state := c.side // which frames must be masked
@@ -72,8 +77,12 @@ func (c *Conn) ReadMessage(_ context.Context, dst []byte) ([]byte, error) {
 			state = state.Set(ws.StateFragmented)
 			continue
 		}
-		if op == ws.OpText && !utf8.Valid(dst[start:]) {
-			return dst, c.fail(StatusInvalidPayload, errInvalidUTF8)
+		if op == ws.OpText {
+			if c.served {
+				c.unchecked = dst[start:]
+			} else if !utf8.Valid(dst[start:]) {
+				return dst, c.fail(StatusInvalidPayload, errInvalidUTF8)
+			}
 		}
 		c.life.Add(1)
 		return dst, nil
@@ -84,6 +93,23 @@ func (c *Conn) ReadMessage(_ context.Context, dst []byte) ([]byte, error) {
 // that arrived: past it, the buffer grows as they come, not by what the
 // header announces.
 const growStep = 64 << 10
+
+// Reframe implements rpccore.Reframer, for a connection that Serve serves,
+// whose text messages ReadMessage does not check for UTF-8: the peer calls
+// it for every message it did not find to be one valid JSON value (which
+// is UTF-8 throughout), and it then checks the message. It reports true
+// when the message was text and not UTF-8, after failing the connection
+// with 1007, which the next ReadMessage returns: the message is not
+// answered. Of a message that is UTF-8, or binary, it reports false.
+func (c *Conn) Reframe() bool {
+	msg := c.unchecked
+	c.unchecked = nil
+	if msg == nil || utf8.Valid(msg) {
+		return false
+	}
+	c.failed = c.fail(StatusInvalidPayload, errInvalidUTF8)
+	return true
+}
 
 // readPayload appends the unmasked payload of the data frame h to dst.
 func (c *Conn) readPayload(dst []byte, h ws.Header) ([]byte, error) {
@@ -145,9 +171,18 @@ func (c *Conn) readClose(p []byte) error {
 	return &CloseError{Code: code, Reason: reason}
 }
 
-// fail sends a close frame with code and returns the failure that ends
-// reading.
+// fail returns the failure, of status code, that ends reading, and sends
+// its close frame: at once, or on a connection that Serve serves (unless
+// the peer is closing it already) once the answers to the messages read
+// before are written: the failure is then rpccore.ErrEndOfInput too, and
+// Serve writes the close frame after them.
 func (c *Conn) fail(code StatusCode, err error) error {
+	f := &failure{code: code, err: err}
+	if c.served && !c.closeReceived {
+		f.answersFirst = true
+		c.closing = closeBody(code, err.Error())
+		return f
+	}
 	_ = c.cork.writeClose(closeBody(code, err.Error()))
-	return &failure{code: code, err: err}
+	return f
 }

@@ -35,6 +35,10 @@ func Serve(ctx context.Context, w http.ResponseWriter, r *http.Request, srv *rpc
 // goroutine: an HTTP handler may return once Accept has, and leave Serve
 // to a goroutine of its own.
 func (c *Conn) Serve(ctx context.Context, srv *rpccore.Server, cfg rpccore.PeerConfig) error {
+	// The peer scans every message, UTF-8 of strings included, and calls
+	// Reframe for those it refuses as invalid: a text message is checked
+	// there, not twice.
+	c.served = true
 	stopPings := func() {}
 	if c.pingInterval > 0 {
 		stopPings = c.StartKeepAlive(c.pingInterval)
@@ -48,6 +52,9 @@ func (c *Conn) Serve(ctx context.Context, srv *rpccore.Server, cfg rpccore.PeerC
 	case errors.Is(err, rpccore.ErrSlowConsumer):
 		_ = c.Close(StatusPolicyViolation, "client too slow to keep up")
 	default:
+		if c.closing != nil { // a failure's, after the answers due
+			_ = c.cork.writeClose(c.closing)
+		}
 		c.finish()
 	}
 	var closed *CloseError
