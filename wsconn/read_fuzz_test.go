@@ -6,6 +6,7 @@ package wsconn
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"testing"
@@ -13,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/gobwas/ws"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
 )
 
 // scriptedConn is a client connection that sends in and then ends, and
@@ -150,4 +153,92 @@ func checkSentClose(t *testing.T, p []byte) {
 	case !utf8.ValidString(reason):
 		t.Fatalf("the server sent a close reason that is not UTF-8: %q", reason)
 	}
+}
+
+// readAllMessages reads c until it fails (at most 1000 messages), calling
+// Reframe after each message as a peer that finds none valid would, and
+// returns the messages, the verdicts of Reframe and the error.
+func readAllMessages(c *Conn) (msgs [][]byte, reframed []bool, err error) {
+	for range 1000 {
+		var msg []byte
+		if msg, err = c.ReadMessage(context.Background(), nil); err != nil {
+			return msgs, reframed, err
+		}
+		msgs = append(msgs, msg)
+		reframed = append(reframed, c.Reframe())
+	}
+	return msgs, reframed, nil
+}
+
+// statusOf returns the close status of a failure, 0 for another error.
+func statusOf(err error) StatusCode {
+	var f *failure
+	if errors.As(err, &f) {
+		return f.code
+	}
+	return 0
+}
+
+// FuzzServedReadMessage reads the same client bytes as a connection Serve
+// serves (UTF-8 left to Reframe, a failure's close frame left to Serve)
+// and as one read directly: the same messages and the same failures come
+// out, a text message that is not UTF-8 is the only one Reframe refuses,
+// and nothing but pongs and an echoed close is written before Serve
+// writes the failure's close frame.
+func FuzzServedReadMessage(f *testing.F) {
+	call := []byte(`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`)
+	for _, seed := range [][]byte{
+		append(maskedFrame(ws.OpText, true, call), maskedFrame(ws.OpText, true, []byte("[\"\xff\"]"))...),
+		append(maskedFrame(ws.OpText, false, []byte("[\"\xc3")), maskedFrame(ws.OpContinuation, true, []byte("\xa9\"]"))...),
+		append(maskedFrame(ws.OpBinary, true, []byte("\xff")), maskedFrame(ws.OpText, true, []byte("\xed\xa0\x80"))...),
+		append(maskedFrame(ws.OpText, true, call), maskedFrame(ws.OpText, true, bytes.Repeat([]byte("a"), fuzzMaxMessage+1))...),
+		append(maskedFrame(ws.OpText, true, call), unmaskedFrame(ws.OpText, true, call)...),
+		append(maskedFrame(ws.OpPing, true, nil), maskedFrame(ws.OpClose, true, []byte{0x03, 0xe8, 0xff})...),
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		opts := Options{MaxMessage: fuzzMaxMessage, WriteTimeout: time.Second}
+		direct := &scriptedConn{in: in}
+		want, _, wantErr := readAllMessages(newConn(newCorkConn(direct, nil), ws.StateServerSide, opts))
+		served := &scriptedConn{in: in}
+		c := newConn(newCorkConn(served, nil), ws.StateServerSide, opts)
+		c.served = true
+		got, reframed, err := readAllMessages(c)
+
+		if statusOf(wantErr) == StatusInvalidPayload && !errors.Is(wantErr, errBadClose) {
+			// The direct reader refused a text message that is not UTF-8:
+			// served, it is read, and Reframe refuses it.
+			if len(got) != len(want)+1 || !reframed[len(want)] || utf8.Valid(got[len(want)]) {
+				t.Fatalf("served: %d messages (Reframe %v), direct: %d and a 1007", len(got), reframed, len(want))
+			}
+			got, reframed = got[:len(want)], reframed[:len(want)]
+		}
+		if len(got) != len(want) {
+			t.Fatalf("served: %d messages, direct: %d", len(got), len(want))
+		}
+		for i := range want {
+			if !bytes.Equal(got[i], want[i]) || reframed[i] {
+				t.Fatalf("message %d: served %q (Reframe %v), direct %q", i, got[i], reframed[i], want[i])
+			}
+		}
+		if statusOf(err) != statusOf(wantErr) {
+			t.Fatalf("served ended with %v, direct with %v", err, wantErr)
+		}
+		answersFirst := statusOf(err) != 0 && !errors.Is(err, errBadClose)
+		if errors.Is(err, rpccore.ErrEndOfInput) != answersFirst {
+			t.Fatalf("served ended with %v: answers first %v", err, errors.Is(err, rpccore.ErrEndOfInput))
+		}
+		for _, fr := range served.readAll(t) {
+			if fr.Header.OpCode == ws.OpClose && answersFirst {
+				t.Fatalf("a close frame written before the answers: %q", fr.Payload)
+			}
+		}
+		if answersFirst {
+			if c.closing == nil {
+				t.Fatal("no close frame left for Serve")
+			}
+			checkSentClose(t, c.closing)
+		}
+	})
 }
