@@ -47,18 +47,7 @@ func (c *Client) BatchCall(ctx context.Context, b []BatchElem) error {
 		msg = append(msg, r.msg...)
 	}
 	msg = append(msg, ']')
-	c.queue.mu.Lock()
-	if c.queue.refusing { // as send does
-		for _, r := range reqs {
-			c.calls.FailID(r.call.ID(), ErrDisconnected)
-		}
-	} else {
-		seq := c.queue.pushLocked(msg)
-		for _, r := range reqs {
-			r.seq, r.sends = seq, 1
-		}
-	}
-	c.queue.mu.Unlock()
+	c.queueMessage(msg, reqs...)
 	for i, r := range reqs {
 		b[i].Error = c.await(ctx, r, b[i].Result)
 	}

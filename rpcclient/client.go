@@ -228,13 +228,23 @@ const maxKeptMessage = 64 << 10
 
 // send queues r's message; under WithFailFast, while the connection is
 // lost, it fails r's call with ErrDisconnected instead.
-func (c *Client) send(r *request) {
+func (c *Client) send(r *request) { c.queueMessage(r.msg, r) }
+
+// queueMessage queues msg, the message of reqs (one request's, or a
+// batch's), each numbered as sent in it; under WithFailFast, while the
+// connection is lost, it fails their calls with ErrDisconnected instead.
+func (c *Client) queueMessage(msg []byte, reqs ...*request) {
 	c.queue.mu.Lock()
 	if c.queue.refusing {
-		c.calls.FailID(r.call.ID(), ErrDisconnected)
+		for _, r := range reqs {
+			c.calls.FailID(r.call.ID(), ErrDisconnected)
+		}
 	} else {
-		r.seq = c.queue.pushLocked(r.msg)
-		r.sends++
+		seq := c.queue.pushLocked(msg)
+		for _, r := range reqs {
+			r.seq = seq
+			r.sends++
+		}
 	}
 	c.queue.mu.Unlock()
 }
