@@ -146,3 +146,23 @@ func TestGoCallStartedAgainKeepsItsRequest(t *testing.T) {
 		t.Fatalf("after a failure: %d, %v", sum, a.Error)
 	}
 }
+
+func TestGoCallStartedAgainOnAClientThatRefusesFails(t *testing.T) {
+	srv := startStreamServer(t, newTestRPCServer(t))
+	c := dialTest(t, srv.url(), WithFailFast())
+	ctx := testContext(t)
+	var sum int
+	a := &AsyncCall{Method: "addInt", Result: &sum, Done: make(chan *AsyncCall, 1)}
+	c.GoCall(ctx, a, 1, 2)
+	if <-a.Done; a.Error != nil || a.kept == nil {
+		t.Fatalf("first: %v (kept %v)", a.Error, a.kept != nil)
+	}
+	c.Close()
+	c.GoCall(ctx, a, 1, 2) // refused: the request kept goes back
+	if <-a.Done; !errors.Is(a.Error, ErrClientClosed) {
+		t.Fatalf("on a closed client: %v", a.Error)
+	}
+	if a.kept != nil {
+		t.Fatal("a refused call kept a request")
+	}
+}

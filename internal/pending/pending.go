@@ -305,9 +305,10 @@ func (c *Call) Release() {
 }
 
 // Keep is Release for an owner that keeps c to open its next call with
-// (OpenAgain) instead of giving it back to the pool.
+// (OpenAgain) instead of giving it back to the pool. A call kept and not
+// opened again may be released (or kept) once more.
 func (c *Call) Keep() {
-	if !c.waited {
+	if !c.waited && c.table != nil { // opened, and not kept since
 		t := c.table
 		t.forget(c)
 		sh := t.shardOf(c.n)

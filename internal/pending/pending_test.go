@@ -231,3 +231,41 @@ func TestRacingAnswersAndCancels(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestAKeptCallOpensAgainOrIsReleased(t *testing.T) {
+	tab := New("")
+	c, err := tab.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := string(c.ID())
+	if !tab.Deliver(c.ID(), []byte("1"), nil) {
+		t.Fatal("the answer found no call")
+	}
+	if res, _, err := c.Wait(context.Background()); err != nil || string(res) != "1" {
+		t.Fatalf("first: %s, %v", res, err)
+	}
+	c.Keep()
+	again, err := tab.OpenAgain(c, nil, false)
+	if err != nil || again != c {
+		t.Fatalf("opened again as %p (kept %p): %v", again, c, err)
+	}
+	if string(again.ID()) == first {
+		t.Fatalf("opened again with the id %s", first)
+	}
+	if tab.Deliver([]byte(first), []byte("2"), nil) {
+		t.Fatal("an answer to the earlier id reached the call opened again")
+	}
+	again.Release() // never answered: given up
+	if tab.Len() != 0 {
+		t.Fatalf("%d calls left in the table", tab.Len())
+	}
+	// Kept, then released without opening again (its owner gave up).
+	k, _ := tab.Open()
+	tab.FailID(k.ID(), ErrClosed)
+	if _, _, err := k.Wait(context.Background()); err != ErrClosed {
+		t.Fatalf("failed call: %v", err)
+	}
+	k.Keep()
+	k.Release()
+}
