@@ -61,11 +61,10 @@ type Conn struct {
 	// of text messages is left to Reframe, which the peer calls for every
 	// message it does not find to be one valid JSON value (which would be
 	// UTF-8), and a failure's close frame waits for the answers to the
-	// messages read before it (closing).
+	// messages read before it, Serve writing it.
 	served        bool
 	unchecked     []byte // the text message just read, unchecked (served)
 	failed        error  // why Reframe failed the connection, for the next ReadMessage
-	closing       []byte // the close frame's body of a failure, for Serve to write
 	closeReceived bool   // the peer's close frame was read
 	skip          int64  // unread payload of a frame this side refused
 	header        [ws.MaxHeaderSize - 2]byte

@@ -180,7 +180,6 @@ func (c *Conn) fail(code StatusCode, err error) error {
 	f := &failure{code: code, err: err}
 	if c.served && !c.closeReceived {
 		f.answersFirst = true
-		c.closing = closeBody(code, err.Error())
 		return f
 	}
 	_ = c.cork.writeClose(closeBody(code, err.Error()))

@@ -234,11 +234,12 @@ func FuzzServedReadMessage(f *testing.F) {
 				t.Fatalf("a close frame written before the answers: %q", fr.Payload)
 			}
 		}
+		var f *failure
 		if answersFirst {
-			if c.closing == nil {
-				t.Fatal("no close frame left for Serve")
+			if !errors.As(err, &f) || !f.answersFirst {
+				t.Fatalf("served ended with %v: no close frame left for Serve", err)
 			}
-			checkSentClose(t, c.closing)
+			checkSentClose(t, closeBody(f.code, f.err.Error()))
 		}
 	})
 }

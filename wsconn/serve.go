@@ -52,8 +52,9 @@ func (c *Conn) Serve(ctx context.Context, srv *rpccore.Server, cfg rpccore.PeerC
 	case errors.Is(err, rpccore.ErrSlowConsumer):
 		_ = c.Close(StatusPolicyViolation, "client too slow to keep up")
 	default:
-		if c.closing != nil { // a failure's, after the answers due
-			_ = c.cork.writeClose(c.closing)
+		var f *failure
+		if errors.As(err, &f) && f.answersFirst { // after the answers due
+			_ = c.cork.writeClose(closeBody(f.code, f.err.Error()))
 		}
 		c.finish()
 	}
