@@ -200,9 +200,7 @@ func (c *Client) openAgain(ctx context.Context, kept *request, method string, su
 
 // release hands a finished call back.
 func (c *Client) release(r *request) {
-	if r.call != nil {
-		r.call.Release()
-	}
+	r.call.Release()
 	r.call = nil
 	r.reset()
 	requestPool.Put(r)

@@ -97,7 +97,6 @@ var (
 	errBodyInternal   = []byte(`"error":{"code":-32603,"message":"Internal error"}`)
 	errBodyTooLarge   = []byte(`"error":{"code":-32003,"message":"Response too large"}`)
 	responsePrefix    = []byte(`{"jsonrpc":"2.0",`)
-	idInfix           = []byte(idInfixText)
 	nullID            = []byte(`null`)
 	errBodyDataMarker = []byte(`,"data":`)
 )

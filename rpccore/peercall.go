@@ -71,8 +71,8 @@ func encodeRequest(method string, params any, id string) ([]byte, error) {
 		}
 		msg = append(append(msg, `,"params":`...), raw...)
 	}
-	if id != "" {
-		msg = append(append(msg, idInfix...), id...)
+	if id == "" {
+		return append(msg, '}'), nil
 	}
-	return append(msg, '}'), nil
+	return appendIDMember(msg, []byte(id)), nil
 }
