@@ -151,7 +151,7 @@ type Peer struct {
 
 	deferred deferredQueue  // deferred documents waiting for a worker (peerworkers.go)
 	running  sync.WaitGroup // deferred documents, running or waiting
-	work     chan struct{}  // wakes an idle worker to take the documents waiting; closed when they are to end
+	work     chan struct{}  // wakes an idle worker to take the documents waiting; closed when they are to end; made with the first worker
 	idle     atomic.Int32   // workers waiting on work
 	workers  sync.WaitGroup // workers, idle or not
 
@@ -165,13 +165,13 @@ type Peer struct {
 	// stack, which an idle connection keeps.
 	single document
 
-	calls *pending.Table
+	calls atomic.Pointer[pending.Table] // the server's calls to the client, made by the first (peercall.go)
 	subs  subscriptionTable
 
 	failMu    sync.Mutex
-	failed    error // why the peer must end (slow consumer, write error)
-	fail      chan struct{}
-	interrupt func() // stops the reader when the peer fails; nil when it runs apart
+	failed    error         // why the peer must end (slow consumer, write error)
+	fail      chan struct{} // closed once failed is set; made by the first to wait for it (failedChan)
+	interrupt func()        // stops the reader when the peer fails; nil when it runs apart
 }
 
 // peerTurn is what the calls of one document see of their peer: the peer,
@@ -223,11 +223,7 @@ func (s *Server) ServePeer(ctx context.Context, conn MessageConn, cfg PeerConfig
 		conn: conn,
 		cfg:  cfg,
 
-		deferred: deferredQueue{space: make(chan struct{}, 1)},
-		work:     make(chan struct{}),
-		calls:    pending.New("s"),
-		events:   s.cfg.peerEvents,
-		fail:     make(chan struct{}),
+		events: s.cfg.peerEvents,
 	}
 	base := context.WithValue(context.WithoutCancel(ctx), peerKey{}, &peerTurn{peer: p})
 	if cfg.Info != nil {
@@ -260,7 +256,7 @@ func (s *Server) ServePeer(ctx context.Context, conn MessageConn, cfg PeerConfig
 	}
 	p.cancel()
 	p.subs.endAll()
-	p.calls.Close(ErrPeerClosed)
+	p.endCalls()
 	p.running.Wait()
 	p.stopWorkers()
 	if draining {
@@ -306,7 +302,7 @@ func (p *Peer) readApart(ctx context.Context) error {
 	select {
 	case err := <-readerDone:
 		return err
-	case <-p.fail:
+	case <-p.failedChan():
 		return p.failure()
 	case <-ctx.Done():
 		return ErrShutdown
@@ -414,7 +410,9 @@ func (p *Peer) handle(ctx context.Context, msg, dst []byte) (answer []byte, step
 		}
 		return srv.refuseSingle(d, dst, nil), answered
 	case d.single.isResponse():
-		p.calls.Deliver(d.single.id, d.single.result, d.single.errVal)
+		if t := p.calls.Load(); t != nil {
+			t.Deliver(d.single.id, d.single.result, d.single.errVal)
+		}
 		return dst, answered
 	case srv.callsBlocking(d):
 		return dst, deferred
@@ -504,13 +502,30 @@ func (p *Peer) setFailure(err error) {
 	first := p.failed == nil
 	if first {
 		p.failed = err
-		close(p.fail)
+		if p.fail != nil {
+			close(p.fail)
+		}
 	}
 	interrupt := p.interrupt
 	p.failMu.Unlock()
 	if first && interrupt != nil {
 		interrupt()
 	}
+}
+
+// failedChan returns a channel closed once the peer has failed. It is
+// made by the first caller: most peers never wait for a failure, and an
+// idle connection's memory counts.
+func (p *Peer) failedChan() <-chan struct{} {
+	p.failMu.Lock()
+	defer p.failMu.Unlock()
+	if p.fail == nil {
+		p.fail = make(chan struct{})
+		if p.failed != nil {
+			close(p.fail)
+		}
+	}
+	return p.fail
 }
 
 func (p *Peer) failure() error {

@@ -584,3 +584,46 @@ func TestPeerCallsCarryTheValuesOfItsContext(t *testing.T) {
 	c.close()
 	<-done
 }
+
+func TestPeerCallsFailWithErrPeerClosedOnceTheConnectionEnds(t *testing.T) {
+	s := rpccore.NewServer()
+	peers := make(chan *rpccore.Peer, 1)
+	waiting := make(chan error, 1)
+	err := s.Register("keep", rpccore.Proc0(func(ctx context.Context) error {
+		p := rpccore.PeerFrom(ctx)
+		peers <- p
+		go func() { waiting <- p.Call(context.Background(), "client.never", nil, nil) }()
+		return nil
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, cancel, done := servePeer(t, s, rpccore.PeerConfig{CallTimeout: time.Minute}, 16)
+	// An answer to a call the server never made is ignored, before and
+	// after the server's first call.
+	c.send(`{"jsonrpc":"2.0","result":1,"id":"s1"}`)
+	c.send(`{"jsonrpc":"2.0","method":"keep","id":1}`)
+	p := <-peers
+	for range 2 {
+		if m := c.recv(t); m["method"] == "client.never" {
+			c.send(`{"jsonrpc":"2.0","result":1,"id":"s999"}`)
+		} else if m["id"] != float64(1) {
+			t.Fatalf("got %v", m)
+		}
+	}
+	cancel()
+	<-done
+	select {
+	case err := <-waiting:
+		if !errors.Is(err, rpccore.ErrPeerClosed) {
+			t.Fatalf("the call waiting when the connection ended: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the call waiting when the connection ended still waits")
+	}
+	start := time.Now()
+	if err := p.Call(context.Background(), "client.late", nil, nil); !errors.Is(err, rpccore.ErrPeerClosed) ||
+		time.Since(start) > time.Second {
+		t.Fatalf("a call after the end: %v after %v", err, time.Since(start))
+	}
+}

@@ -9,6 +9,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/internal/jsontext"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/internal/pending"
 )
 
 // Call calls method on the client with params (encoded as JSON; nil for
@@ -22,7 +23,7 @@ func (p *Peer) Call(ctx context.Context, method string, params any, result any) 
 		ctx, cancel = context.WithTimeout(ctx, p.cfg.CallTimeout)
 		defer cancel()
 	}
-	c, err := p.calls.Open()
+	c, err := p.callTable().Open()
 	if err != nil {
 		return err
 	}
@@ -44,6 +45,33 @@ func (p *Peer) Call(ctx context.Context, method string, params any, result any) 
 		return nil
 	}
 	return json.Unmarshal(res, result)
+}
+
+// endedCalls is the table of every peer that has ended: closed, so that a
+// call opened on it fails at once.
+var endedCalls = func() *pending.Table {
+	t := pending.New("s")
+	t.Close(ErrPeerClosed)
+	return t
+}()
+
+// callTable returns the table of the peer's calls to the client, making it
+// on the first call (most peers never call their client, and an idle
+// connection's memory counts), or endedCalls once the peer has ended.
+func (p *Peer) callTable() *pending.Table {
+	if t := p.calls.Load(); t != nil {
+		return t
+	}
+	p.calls.CompareAndSwap(nil, pending.New("s"))
+	return p.calls.Load()
+}
+
+// endCalls fails the peer's calls to the client waiting for answers, and
+// every later one.
+func (p *Peer) endCalls() {
+	if t := p.calls.Swap(endedCalls); t != nil {
+		t.Close(ErrPeerClosed)
+	}
 }
 
 // Notify sends the client a notification of method with params (nil for

@@ -68,12 +68,12 @@ type deferredQueue struct {
 	mu          sync.Mutex
 	waiting     []*deferredDoc // in the order read, from head
 	head        int
-	started     int  // documents taken by a worker and not finished: at most MaxInFlight
-	awake       int  // workers running a document or woken to take one: at most MaxInFlight
-	waking      bool // a worker was woken and has not taken a document yet
-	stopped     bool // the reader has stopped: nothing is added any more
-	readerWaits bool // the reader waits on space for room
-	space       chan struct{}
+	started     int           // documents taken by a worker and not finished: at most MaxInFlight
+	awake       int           // workers running a document or woken to take one: at most MaxInFlight
+	waking      bool          // a worker was woken and has not taken a document yet
+	stopped     bool          // the reader has stopped: nothing is added any more
+	readerWaits bool          // the reader waits on space for room
+	space       chan struct{} // made with the first document deferred, as the peer's work
 }
 
 // queued returns the number of documents waiting. The caller holds mu.
@@ -98,7 +98,7 @@ func (q *deferredQueue) wakeWorker(limit int) bool {
 }
 
 // wakeReader wakes the reader if it waits on space, or else lets its next
-// wait end at once.
+// wait end at once. The caller holds mu.
 func (q *deferredQueue) wakeReader() {
 	select {
 	case q.space <- struct{}{}:
@@ -120,6 +120,11 @@ func (p *Peer) spawn(stop <-chan struct{}, msg []byte) error {
 	}
 	doc := newDeferredDoc(msg, single)
 	q.mu.Lock()
+	if q.space == nil && !q.stopped {
+		// The first document deferred: only a peer whose client calls
+		// Blocking methods pays for the channels.
+		q.space, p.work = make(chan struct{}, 1), make(chan struct{})
+	}
 	for q.held() >= 2*limit && !q.stopped {
 		q.readerWaits = true
 		q.mu.Unlock()
@@ -128,7 +133,7 @@ func (p *Peer) spawn(stop <-chan struct{}, msg []byte) error {
 		case <-stop:
 			doc.release()
 			return ErrShutdown
-		case <-p.fail:
+		case <-p.failedChan():
 			doc.release()
 			return p.failure()
 		}
@@ -193,8 +198,8 @@ func (p *Peer) stopSpawning() {
 	q := &p.deferred
 	q.mu.Lock()
 	q.stopped = true
-	q.mu.Unlock()
 	q.wakeReader()
+	q.mu.Unlock()
 }
 
 // startWorker wakes an idle worker to take the documents waiting, or
@@ -247,6 +252,12 @@ func (p *Peer) runDeferred(ctx context.Context, turn *peerTurn, doc *deferredDoc
 // stopWorkers ends the idle workers once no document runs, and waits for
 // them. Nothing is handed to them any more: the reader has returned.
 func (p *Peer) stopWorkers() {
-	close(p.work)
+	q := &p.deferred
+	q.mu.Lock()
+	work := p.work
+	q.mu.Unlock()
+	if work != nil {
+		close(work)
+	}
 	p.workers.Wait()
 }
