@@ -42,9 +42,13 @@ func (q *sendQueue) pushLocked(msg []byte) uint64 {
 	q.buf = append(q.buf, msg...)
 	q.msgs = append(q.msgs, queuedMessage{start: start, end: len(q.buf)})
 	q.seq++
-	select {
-	case q.wake <- struct{}{}:
-	default:
+	if len(q.msgs) == 1 {
+		// The queue was empty: the writer may wait. Messages pushed after
+		// this one and before the writer takes them go with it.
+		select {
+		case q.wake <- struct{}{}:
+		default:
+		}
 	}
 	return q.seq
 }
