@@ -281,7 +281,7 @@ func (p *Peer) readHere(ctx context.Context, conn ReadInterrupter) error {
 		conn.InterruptRead()
 	}
 	stop := context.AfterFunc(ctx, conn.InterruptRead)
-	err := p.readLoop(ctx.Done())
+	err := p.readLoop(ctx.Done(), false)
 	stop()
 	switch {
 	case p.failure() != nil:
@@ -298,7 +298,7 @@ func (p *Peer) readApart(ctx context.Context) error {
 	readerDone := make(chan error, 1)
 	stopReading := make(chan struct{})
 	defer close(stopReading)
-	go func() { readerDone <- p.readLoop(stopReading) }()
+	go func() { readerDone <- p.readLoop(stopReading, true) }()
 	select {
 	case err := <-readerDone:
 		return err
@@ -313,12 +313,14 @@ func (p *Peer) readApart(ctx context.Context) error {
 const maxKeptMessage = 64 << 10
 
 // readLoop reads and dispatches documents until reading fails or stop is
-// closed. For each document it takes the peer's own steps around the
+// closed: it looks at stop before each document when poll is set, and
+// otherwise only while it waits (a reader whose reads stop's end
+// interrupts need not look each time). For each document it takes the peer's own steps around the
 // processor's: an answer to one of the peer's calls goes to the call; a
 // document calling Blocking methods goes to a goroutine of its own; any
 // other is answered here. A document's subscriptions start sending once
 // its answer is queued.
-func (p *Peer) readLoop(stop <-chan struct{}) error {
+func (p *Peer) readLoop(stop <-chan struct{}, poll bool) error {
 	turn := &peerTurn{peer: p}
 	ctx := context.WithValue(p.ctx, peerKey{}, turn)
 	var batch *answerBatch
@@ -337,10 +339,12 @@ func (p *Peer) readLoop(stop <-chan struct{}) error {
 		if err != nil {
 			return err
 		}
-		select {
-		case <-stop:
-			return ErrShutdown
-		default:
+		if poll {
+			select {
+			case <-stop:
+				return ErrShutdown
+			default:
+			}
 		}
 		if batch != nil {
 			if batch.answer(ctx, msg) == deferred {
