@@ -121,8 +121,10 @@ func TestExpectChecksIdAndResultInAnyOrder(t *testing.T) {
 		if err := e.Check([]byte(ok)); err != nil {
 			t.Errorf("%s: %v", ok, err)
 		}
-		if err := e.Prepare().Check([]byte(ok + "\n")); err != nil {
-			t.Errorf("prepared, %s: %v", ok, err)
+		for _, end := range []string{"", "\n", "\r\n"} {
+			if err := e.Prepare().Check([]byte(ok + end)); err != nil {
+				t.Errorf("prepared, %q: %v", ok+end, err)
+			}
 		}
 	}
 	for _, bad := range []string{
