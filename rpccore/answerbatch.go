@@ -5,7 +5,10 @@ package rpccore
 // one buffer, one lock of the outbox and one wake of the writer for all of
 // them.
 
-import "context"
+import (
+	"context"
+	"sync"
+)
 
 // maxBatchedAnswers bounds the answers gathered before they are queued.
 const maxBatchedAnswers = 64
@@ -21,10 +24,27 @@ type answerBatch struct {
 	turn *peerTurn // whose subscriptions start once their answers are queued
 	max  int
 
-	buf  *[]byte // the answers, one after another
-	ends []int   // where each answer ends in *buf
-	msgs []outMsg
-	read int // messages read since the last flush, told to the observer then
+	run  *answerRun // the answers gathered, queued as one message of the outbox
+	read int        // messages read since the last flush, told to the observer then
+}
+
+// answerRun is answers queued together: one after another in buf, each
+// ending where ends says. The writer writes them one by one, then gives
+// the run back to runPool.
+type answerRun struct {
+	buf  []byte
+	ends []int
+}
+
+var runPool = sync.Pool{New: func() any { return &answerRun{buf: make([]byte, 0, 512)} }}
+
+// putRun gives r back to runPool, unless its buffer grew too large to keep.
+func putRun(r *answerRun) {
+	if cap(r.buf) > 64<<10 {
+		return
+	}
+	r.buf, r.ends = r.buf[:0], r.ends[:0]
+	runPool.Put(r)
 }
 
 // answer answers msg into the batch, queueing the batch when it is full,
@@ -32,11 +52,12 @@ type answerBatch struct {
 // caller runs elsewhere, it runs nothing and reports deferred; a retracted
 // guess is not counted.
 func (b *answerBatch) answer(ctx context.Context, msg []byte) handled {
-	if b.buf == nil {
-		b.buf = getBuffer()
+	if b.run == nil {
+		b.run = runPool.Get().(*answerRun)
 	}
-	start := len(*b.buf)
-	answer, step := b.peer.handle(ctx, msg, *b.buf)
+	r := b.run
+	start := len(r.buf)
+	answer, step := b.peer.handle(ctx, msg, r.buf)
 	if step == retracted {
 		return step
 	}
@@ -44,11 +65,11 @@ func (b *answerBatch) answer(ctx context.Context, msg []byte) handled {
 	if step == deferred {
 		return step
 	}
-	*b.buf = answer
+	r.buf = answer
 	if len(answer) > start {
-		b.ends = append(b.ends, len(answer))
+		r.ends = append(r.ends, len(answer))
 	}
-	if len(b.ends) >= b.max || len(answer) >= maxBatchedBytes {
+	if len(r.ends) >= b.max || len(answer) >= maxBatchedBytes {
 		b.flush()
 	}
 	return answered
@@ -71,26 +92,15 @@ func (b *answerBatch) reportRead() {
 	}
 }
 
-// flush queues the gathered answers, then lets the subscriptions their
-// documents opened start sending.
+// flush queues the gathered answers, as one entry of the outbox, then lets
+// the subscriptions their documents opened start sending.
 func (b *answerBatch) flush() {
 	b.reportRead()
-	if len(b.ends) > 0 {
-		start := 0
-		for _, end := range b.ends {
-			b.msgs = append(b.msgs, outMsg{head: (*b.buf)[start:end]})
-			start = end
+	if r := b.run; r != nil {
+		b.run = nil
+		if len(r.ends) == 0 || !b.peer.out.pushAnswers(outMsg{head: r.buf, run: r}, len(r.ends)) {
+			putRun(r)
 		}
-		b.msgs[len(b.msgs)-1].pooled = b.buf // given back once all are written
-		if !b.peer.out.pushAnswers(b.msgs) {
-			putBuffer(b.buf)
-		}
-		b.buf = nil
-		clear(b.msgs)
-		b.msgs, b.ends = b.msgs[:0], b.ends[:0]
-	} else if b.buf != nil {
-		putBuffer(b.buf)
-		b.buf = nil
 	}
 	b.turn.activate()
 }

@@ -34,8 +34,9 @@ var ErrSlowConsumer = errors.New("rpccore: peer is not reading fast enough")
 type outMsg struct {
 	head         []byte
 	body         []byte
-	tail         []byte  // ends a notification in place of "}}" when set
-	pooled       *[]byte // returned to the buffer pool once written
+	tail         []byte     // ends a notification in place of "}}" when set
+	pooled       *[]byte    // returned to the buffer pool once written
+	run          *answerRun // when set, head is the run's answers, each written apart; the run is pooled once written
 	notification bool
 }
 
@@ -91,10 +92,10 @@ func (o *outbox) pushAnswer(m outMsg) bool {
 	return true
 }
 
-// pushAnswers queues answers together, waiting while the queue is full of
-// answers; a batch may take the queue past its limit once. It reports false
-// once the outbox is closed.
-func (o *outbox) pushAnswers(ms []outMsg) bool {
+// pushAnswers queues m, which holds n answers (a run), waiting while the
+// queue is full of answers; a run may take the queue past its limit once.
+// It reports false once the outbox is closed.
+func (o *outbox) pushAnswers(m outMsg, n int) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for o.answers >= o.limit && !o.closed {
@@ -103,8 +104,8 @@ func (o *outbox) pushAnswers(ms []outMsg) bool {
 	if o.closed {
 		return false
 	}
-	o.queue = append(o.queue, ms...)
-	o.answers += len(ms)
+	o.queue = append(o.queue, m)
+	o.answers += n
 	o.signal()
 	return true
 }

@@ -468,8 +468,18 @@ func (p *Peer) writeLoop() {
 			return
 		}
 		failed := p.failure() != nil
+		written := 0
 		for i := range msgs {
 			m := &msgs[i]
+			if m.run != nil {
+				if !failed {
+					written += len(m.run.ends)
+					failed = p.writeRun(m.run)
+				}
+				putRun(m.run)
+				continue
+			}
+			written++
 			if !failed {
 				data := m.head
 				if m.body != nil {
@@ -494,10 +504,24 @@ func (p *Peer) writeLoop() {
 			if err := p.conn.Flush(p.writeCtx); err != nil {
 				p.setFailure(err)
 			} else {
-				p.events.MessagesOut(len(msgs))
+				p.events.MessagesOut(written)
 			}
 		}
 	}
+}
+
+// writeRun writes the answers of r one by one, and reports whether writing
+// failed.
+func (p *Peer) writeRun(r *answerRun) bool {
+	start := 0
+	for _, end := range r.ends {
+		if err := p.conn.WriteMessage(p.writeCtx, r.buf[start:end]); err != nil {
+			p.setFailure(err)
+			return true
+		}
+		start = end
+	}
+	return false
 }
 
 // setFailure records the first reason the peer must end.
