@@ -40,7 +40,7 @@ var runPool = sync.Pool{New: func() any { return &answerRun{buf: make([]byte, 0,
 
 // putRun gives r back to runPool, unless its buffer grew too large to keep.
 func putRun(r *answerRun) {
-	if cap(r.buf) > 64<<10 {
+	if cap(r.buf) > maxPooledBuffer {
 		return
 	}
 	r.buf, r.ends = r.buf[:0], r.ends[:0]

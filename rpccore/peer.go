@@ -151,7 +151,7 @@ type Peer struct {
 
 	deferred deferredQueue  // deferred documents waiting for a worker (peerworkers.go)
 	running  sync.WaitGroup // deferred documents, running or waiting
-	work     chan struct{}  // wakes an idle worker to take the documents waiting; closed when they are to end; made with the first worker
+	work     chan struct{}  // wakes an idle worker to take the documents waiting; closed when they are to end; made with the first document deferred (spawn)
 	idle     atomic.Int32   // workers waiting on work
 	workers  sync.WaitGroup // workers, idle or not
 
@@ -315,11 +315,11 @@ const maxKeptMessage = 64 << 10
 // readLoop reads and dispatches documents until reading fails or stop is
 // closed: it looks at stop before each document when poll is set, and
 // otherwise only while it waits (a reader whose reads stop's end
-// interrupts need not look each time). For each document it takes the peer's own steps around the
-// processor's: an answer to one of the peer's calls goes to the call; a
-// document calling Blocking methods goes to a goroutine of its own; any
-// other is answered here. A document's subscriptions start sending once
-// its answer is queued.
+// interrupts need not look each time). For each document it takes the
+// peer's own steps around the processor's: an answer to one of the peer's
+// calls goes to the call; a document calling Blocking methods goes to a
+// goroutine of its own; any other is answered here. A document's
+// subscriptions start sending once its answer is queued.
 func (p *Peer) readLoop(stop <-chan struct{}, poll bool) error {
 	turn := &peerTurn{peer: p}
 	ctx := context.WithValue(p.ctx, peerKey{}, turn)
@@ -589,9 +589,12 @@ var bufferPool = sync.Pool{New: func() any {
 
 func getBuffer() *[]byte { return bufferPool.Get().(*[]byte) }
 
+// maxPooledBuffer bounds the answer buffers given back to a pool.
+const maxPooledBuffer = 64 << 10
+
 // putBuffer returns b to the pool unless it grew too large to keep.
 func putBuffer(b *[]byte) {
-	if cap(*b) > 64<<10 {
+	if cap(*b) > maxPooledBuffer {
 		return
 	}
 	*b = (*b)[:0]

@@ -102,26 +102,11 @@ func startInProcess(t *testing.T) string {
 	if t.Failed() {
 		t.FailNow()
 	}
-	waitForCertificate(t, fmt.Sprintf("localhost:%d", inProcess.httpsPort))
+	// Caddy issues the internal CA's certificate after a config is loaded;
+	// a handshake before that fails ("tls: internal error").
+	addr := fmt.Sprintf("localhost:%d", inProcess.httpsPort)
+	eventually(t, "a TLS handshake with "+addr+" completes", func() bool { return tlsReady(addr) == nil })
 	return fmt.Sprintf("https://localhost:%d", inProcess.httpsPort)
-}
-
-// waitForCertificate waits until addr completes a TLS handshake (tlsReady):
-// Caddy issues the internal CA's certificate after a config is loaded, and
-// a handshake before that fails ("tls: internal error").
-func waitForCertificate(t *testing.T, addr string) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		err := tlsReady(addr)
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no TLS handshake with %s: %v", addr, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // tester is a caddytest.Tester talking to this process's admin endpoint.
