@@ -39,10 +39,14 @@ const (
 	// Geth is go-ethereum's rpc.Client, Depth goroutines per connection
 	// each calling CallContext in a loop.
 	Geth = "geth"
+	// Bare is the floor: Depth goroutines per connection each writing a
+	// request encoded beforehand and comparing its answer's bytes, with
+	// nothing of a client library between them and the connection.
+	Bare = "bare"
 )
 
 // Clients are the clients Run drives, in the order the set shows them.
-var Clients = []string{Ours, OursGo, Geth}
+var Clients = []string{Ours, OursGo, Geth, Bare}
 
 // Call is one request as a Go client makes it, and the value its answer
 // must decode to.
@@ -140,12 +144,19 @@ type Result struct {
 
 // run is what the goroutines of a run share.
 type run struct {
-	calls    atomic.Pointer[[]Call] // the calls being made, switched between the phases
+	calls  atomic.Pointer[[]Call] // the calls being made, switched between the phases
+	stop   atomic.Bool
+	quit   chan struct{} // closed when the run stops
+	failed chan error
+	// answered has a cache line of its own: every call adds to it, and
+	// the fields above are read by every call on every core.
+	_        [cacheLine]byte
 	answered atomic.Int64
-	stop     atomic.Bool
-	quit     chan struct{} // closed when the run stops
-	failed   chan error
+	_        [cacheLine - 8]byte
 }
+
+// cacheLine is the size of a processor's cache line, at least.
+const cacheLine = 64
 
 // fail reports err unless the run is stopping.
 func (r *run) fail(err error) {
@@ -247,7 +258,7 @@ func (r *run) windows(ctx context.Context, w pipeline.Windows) ([]Window, error)
 type driver func(ctx context.Context, url string, depth int, r *run, wg *sync.WaitGroup) (func(), error)
 
 // drivers are the clients by name.
-var drivers = map[string]driver{Ours: driveOurs, OursGo: driveOursGo, Geth: driveGeth}
+var drivers = map[string]driver{Ours: driveOurs, OursGo: driveOursGo, Geth: driveGeth, Bare: driveBare}
 
 // dialTimeout bounds one client's dial.
 const dialTimeout = 10 * time.Second

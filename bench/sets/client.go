@@ -49,31 +49,52 @@ var clientMain = pipeCell{4, 256}
 // 4 connections by 1 and 256 calls in flight.
 func clientCellsOf() []pipeCell { return []pipeCell{{1, 1}, {1, 256}, {4, 1}, {4, 256}} }
 
-// numericWindows times the second phase of each client cell: the numeric
+// numericWindows times the second phase of a client's run: the numeric
 // calls only, for their allocations, after a tenth of a window for the
 // calls of the first phase to finish.
 func numericWindows(p Profile) pipeline.Windows {
-	return pipeline.Windows{Warmup: p.WSWindow / 10, Length: p.WSWindow / 4, Count: p.Runs}
+	return pipeline.Windows{Warmup: p.WSWindow / 10, Length: p.WSWindow / 10, Count: 1}
 }
 
-// clientStepWork is the estimated milliseconds of one client cell of one
-// series.
-func clientStepWork(p Profile) int {
-	n := numericWindows(p)
-	return ms(p.WSWarmup) + p.Runs*ms(p.WSWindow) + ms(n.Warmup) + n.Count*ms(n.Length) + 100
+// clientRunWindows times the first phase of each client run: a warm-up
+// and one window, half a pipelined window, on fresh connections.
+func clientRunWindows(p Profile) pipeline.Windows {
+	return pipeline.Windows{Warmup: p.WSWarmup, Length: p.WSWindow / 2, Count: 1}
+}
+
+// clientRunWork is the estimated milliseconds of one run of one client on
+// one cell.
+func clientRunWork(p Profile, numeric bool) int {
+	w, n := clientRunWindows(p), numericWindows(p)
+	work := ms(w.Warmup) + ms(w.Length) + 100
+	if numeric {
+		work += ms(n.Warmup) + ms(n.Length)
+	}
+	return work
 }
 
 // ClientWork is the work the client set reports, in estimated
 // milliseconds.
 func ClientWork(p Profile) int {
-	return len(p.ClientCells) * len(clientload.Clients) * clientStepWork(p)
+	w := 0
+	for _, r := range clientSeries {
+		w += clientRunWork(p, r.numeric)
+	}
+	return len(p.ClientCells) * p.Runs * w
 }
 
-// The client set's series.
-var clientSeries = []struct{ name, label, role string }{
-	{clientload.Ours, "rpcclient, goroutines calling CallT", schema.Ours},
-	{clientload.OursGo, "rpcclient, one goroutine per connection calling GoCall", schema.Baseline},
-	{clientload.Geth, "go-ethereum rpc.Client, goroutines calling CallContext", schema.Peer},
+// The client set's series. Those marked numeric have the second phase, for
+// their allocations per numeric call; the floor's allocations are not a
+// client's.
+var clientSeries = []struct {
+	name, label, role string
+	numeric           bool
+}{
+	{clientload.Ours, "rpcclient, goroutines calling CallT", schema.Ours, true},
+	{clientload.OursGo, "rpcclient, one goroutine per connection calling GoCall", schema.Baseline, true},
+	{clientload.Geth, "go-ethereum rpc.Client, goroutines calling CallContext", schema.Peer, true},
+	{clientload.Bare, "bare goroutine-per-call client: requests encoded beforehand, answers compared as bytes",
+		schema.Ceiling, false},
 }
 
 // The client set's secondary metrics.
@@ -92,15 +113,22 @@ func (c *Clients) Pipelined(ctx context.Context, e *Env) schema.Set {
 		Harness: c.harness,
 		Note: "each connection is one client with its number of calls in flight: ours, as many goroutines each " +
 			"calling rpcclient.CallT in a loop (CallT[float64] for the four numeric results, CallT[string] for " +
-			"StringMe); ours_go, one goroutine that starts that many calls with Client.GoCall (reusing the calls that came back) and starts the next " +
-			"each time one comes back on its channel; go-ethereum, as many goroutines each calling " +
-			"Client.CallContext. Every answer is decoded into a Go value and the value checked. Allocations per " +
-			"call are the harness process's runtime.MemStats.Mallocs over each timed window divided by the " +
-			"calls answered in it: the server is another process, so they are the client's, with what the " +
-			"harness adds per call (a shared atomic counter and a comparison of the value, which allocate " +
-			"nothing) and a few per window (its timer). After the windows of the five, the same connections " +
-			fmt.Sprintf("make only the four numeric calls, and after %v, %d windows of %v give the allocations "+
-				"per call with a numeric result", n.Warmup, n.Count, n.Length),
+			"StringMe); ours_go, one goroutine that starts that many calls with Client.GoCall (reusing the calls " +
+			"that came back) and starts the next each time one comes back on its channel; go-ethereum, as many " +
+			"goroutines each calling Client.CallContext. Every answer is decoded into a Go value and the value " +
+			"checked. The bare client is the floor of calling from one goroutine per call here: as many " +
+			"goroutines each queueing a request encoded beforehand with an id of its own and waiting on a " +
+			"channel of its own, one goroutine writing what is queued in one network write and one reading, " +
+			"finding the caller by the answer's id and comparing the result's bytes; nothing encoded, decoded " +
+			"or looked up in a table per call, what is left being the framing, the system calls and the park " +
+			"and wake of the caller, which any client called this way pays on these two cores. Each run is a " +
+			"session of its own on fresh connections, the clients taking turns run by run, so that each meets " +
+			"the same phases of the machine. Allocations per call are the harness process's " +
+			"runtime.MemStats.Mallocs over the timed window divided by the calls answered in it: the server is " +
+			"another process, so they are the client's, with what the harness adds per call (a shared atomic " +
+			"counter and a comparison of the value, which allocate nothing) and a few per window (its timer). " +
+			fmt.Sprintf("After the window of the five, the same connections make only the four numeric calls, "+
+				"and after %v, a window of %v gives the allocations per call with a numeric result", n.Warmup, n.Length),
 		Metric: schema.Metric{Name: "rpc_per_s", Unit: "calls per second", Better: schema.Higher, Log: true},
 		XLabel: "connections × calls in flight on each",
 	}
@@ -112,30 +140,39 @@ func (c *Clients) Pipelined(ctx context.Context, e *Env) schema.Set {
 			"allocations per call in the client's process, the five cycled"))
 	}
 	for _, r := range clientSeries {
-		s.Series = append(s.Series, series(r.name, r.label, r.role, allocsNumeric,
-			"allocations per call in the client's process, the four numeric calls cycled"))
+		if r.numeric {
+			s.Series = append(s.Series, series(r.name, r.label, r.role, allocsNumeric,
+				"allocations per call in the client's process, the four numeric calls cycled"))
+		}
 	}
 	calls, err := clientload.Workload()
 	if err != nil {
 		return failed(s, err)
 	}
 	runs := collector{}
+	w := clientRunWindows(e.Profile)
 	for _, cell := range e.Profile.ClientCells {
 		s.Cells = append(s.Cells, cell.x())
-		for _, r := range clientSeries {
-			e.Bar.Start(fmt.Sprintf("Go clients: %s, %s", cell.x(), r.name))
-			res, err := clientload.Run(ctx, clientload.Config{URL: c.server.URL, Client: r.name,
-				Conns: cell.conns, Depth: cell.depth, Calls: calls, Windows: windows(e.Profile), Numeric: n})
-			e.Bar.Done(clientStepWork(e.Profile))
-			if err != nil {
-				return failed(s, fmt.Errorf("%s, %s: %w", cell.x(), r.name, err))
-			}
-			for _, w := range res.All {
-				runs.add(r.name, "rpc_per_s", cell.x(), w.Rate)
-				runs.add(r.name, allocsAll, cell.x(), w.Allocs)
-			}
-			for _, w := range res.Numeric {
-				runs.add(r.name, allocsNumeric, cell.x(), w.Allocs)
+		for run := range e.Profile.Runs {
+			for _, r := range clientSeries {
+				e.Bar.Start(fmt.Sprintf("Go clients run %d/%d: %s, %s", run+1, e.Profile.Runs, cell.x(), r.name))
+				cfg := clientload.Config{URL: c.server.URL, Client: r.name, Conns: cell.conns, Depth: cell.depth,
+					Calls: calls, Windows: w}
+				if r.numeric {
+					cfg.Numeric = n
+				}
+				res, err := clientload.Run(ctx, cfg)
+				e.Bar.Done(clientRunWork(e.Profile, r.numeric))
+				if err != nil {
+					return failed(s, fmt.Errorf("%s, %s: %w", cell.x(), r.name, err))
+				}
+				for _, w := range res.All {
+					runs.add(r.name, "rpc_per_s", cell.x(), w.Rate)
+					runs.add(r.name, allocsAll, cell.x(), w.Allocs)
+				}
+				for _, w := range res.Numeric {
+					runs.add(r.name, allocsNumeric, cell.x(), w.Allocs)
+				}
 			}
 		}
 	}
@@ -143,5 +180,7 @@ func (c *Clients) Pipelined(ctx context.Context, e *Env) schema.Set {
 	s.Compare(clientload.Ours, clientload.OursGo)
 	s.Compare(clientload.Ours, clientload.Geth)
 	s.Compare(clientload.OursGo, clientload.Geth)
+	s.Compare(clientload.Bare, clientload.Geth)
+	s.Compare(clientload.Ours, clientload.Bare)
 	return s
 }

@@ -109,12 +109,15 @@ func goalList(p Profile) []goal {
 				w, ok2 := s.Value("writes", x)
 				g, _ := s.Value("geth", x)
 				f, _ := s.Value("fanout", x)
+				fp, _ := s.Value("fanout_parallel", x)
+				wr, _ := s.Value("writes_read", x)
 				return v / w, fmt.Sprintf("ours %.2f ms, the write system calls alone %.2f ms (medians); go-ethereum %.2f ms; "+
-					"bare fan-out with no JSON-RPC %.2f ms", v, w, g, f), ok1 && ok2
+					"bare fan-out with no JSON-RPC %.2f ms, over wsconn from one goroutine per processor %.2f ms (ours "+
+					"%.2fx of it); writes and reads in one process %.2f ms", v, w, g, f, fp, v/fp, wr), ok1 && ok2
 			}},
 		{id: "ws_broadcast_vs_geth", issue: 11, set: "ws_broadcast", unit: "x", target: 2,
 			text:    "broadcast to 1,000 subscribers ≥2x faster than go-ethereum",
-			measure: ratioGoal("geth", broadcastX(1000))},
+			measure: broadcastGethGoal},
 		{id: "ws_memory", issue: 4, set: "ws_memory", unit: "KiB", target: 16, atMost: true, metric: "kib_per_conn",
 			text:    fmt.Sprintf("≤16 KiB of server memory per idle connection, %s open", thousands(p.IdleConns)),
 			measure: firstCell},
@@ -141,7 +144,7 @@ func goalList(p Profile) []goal {
 			measure: firstCell},
 		{id: "client_vs_geth", issue: 12, set: "client_pipelined", unit: "x", target: 10,
 			text:    "≥10x go-ethereum's client in calls per second over WebSocket, 4 connections × 256 in flight: rpcclient from goroutines calling CallT, as go-ethereum's is called",
-			measure: seriesRatioGoal("ours", "geth", cm)},
+			measure: floorRatioGoal("ours", "geth", "bare", cm)},
 		{id: "client_go_vs_geth", issue: 12, set: "client_pipelined", unit: "x", target: 10,
 			text:    "≥10x go-ethereum's client in calls per second over WebSocket, 4 connections × 256 in flight: rpcclient's GoCall, one goroutine per connection",
 			measure: seriesRatioGoal("ours_go", "geth", cm)},
@@ -256,6 +259,38 @@ func seriesRatioGoal(ours, peer, x string) func(*schema.Doc, *schema.Set) (float
 			}
 		}
 		return c.Ratio, fmt.Sprintf("%s: %.1fx (%.1fx to %.1fx by run); %s", x, c.Ratio, c.Low, c.High, strings.Join(others, ", ")), true
+	}
+}
+
+// broadcastGethGoal reads ours against go-ethereum at 1,000 subscribers,
+// naming beside it how much faster than go-ethereum the parallel bare
+// fan-out, the least a server does for a delivery here, was in the same
+// run.
+func broadcastGethGoal(d *schema.Doc, s *schema.Set) (float64, string, bool) {
+	x := broadcastX(1000)
+	v, detail, ok := ratioGoal("geth", x)(d, s)
+	g, ok1 := s.Value("geth", x)
+	f, ok2 := s.Value("fanout_parallel", x)
+	if ok1 && ok2 {
+		detail += fmt.Sprintf("; the parallel bare fan-out %.1fx go-ethereum in the same run", g/f)
+	}
+	return v, detail, ok
+}
+
+// floorRatioGoal is seriesRatioGoal, naming beside it the ratio to peer
+// that floor, the series of the same run that bounds ours on this machine,
+// reached on x, and how much of the floor ours reached.
+func floorRatioGoal(ours, peer, floor, x string) func(*schema.Doc, *schema.Set) (float64, string, bool) {
+	ratio := seriesRatioGoal(ours, peer, x)
+	return func(d *schema.Doc, s *schema.Set) (float64, string, bool) {
+		v, detail, ok := ratio(d, s)
+		if f := s.Comparison(floor, peer, x); f != nil {
+			detail += fmt.Sprintf("; the floor, %s, %.1fx %s (%.1fx to %.1fx by run)", floor, f.Ratio, peer, f.Low, f.High)
+		}
+		if o := s.Comparison(ours, floor, x); o != nil {
+			detail += fmt.Sprintf(", ours %.2fx of it", o.Ratio)
+		}
+		return v, detail, ok
 	}
 }
 

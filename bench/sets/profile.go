@@ -32,9 +32,9 @@ type Profile struct {
 	// StreamCells are the cells of the stream pipelined set; its windows
 	// are WSWarmup and WSWindow, as every stream set's.
 	StreamCells []pipeCell
-	// ClientCells are the cells of the client set; its windows are
-	// WSWarmup and WSWindow, then shorter ones for the numeric calls
-	// (numericWindows).
+	// ClientCells are the cells of the client set; each run of it is
+	// WSWarmup and half a WSWindow (clientRunWindows), then shorter
+	// windows for the numeric calls (numericWindows).
 	ClientCells []pipeCell
 	// IdleConns is the number of idle connections of the memory sets, and
 	// IdleSettle how long they sit before the server's memory is read.
@@ -83,7 +83,7 @@ func streamCellsOf() []pipeCell { return []pipeCell{{1, 1}, {1, 256}, {4, 256}, 
 
 // Settings lists the profile for the document's harness section.
 func (p Profile) Settings() map[string]string {
-	n := numericWindows(p)
+	n, w := numericWindows(p), clientRunWindows(p)
 	return map[string]string{
 		"profile":             p.Name,
 		"timed_runs_per_cell": fmt.Sprint(p.Runs),
@@ -95,6 +95,6 @@ func (p Profile) Settings() map[string]string {
 		"stream":              fmt.Sprintf("pipelined: %d runs per cell, each a %v warm-up and a window of %v on fresh connections, the targets in turn run by run; cells %v; streaming: %v warm-up, then %d windows of %v; memory as websocket_memory", p.Runs, p.WSWarmup, p.WSWindow, p.StreamCells, p.WSWarmup, p.Runs, p.WSWindow),
 		"nodes": fmt.Sprintf("%d subscribers; %d messages of warm-up, then %d timed one at a time; then a stream: %v warm-up, then %d windows of %v",
 			p.NodesSubscribers, p.BroadcastWarmup, p.BroadcastRuns, p.NodesWarmup, p.Runs, p.NodesWindow),
-		"client": fmt.Sprintf("%v warm-up, then %d windows of %v on the same connections, then the numeric calls only: %v, then %d windows of %v; cells %v", p.WSWarmup, p.Runs, p.WSWindow, n.Warmup, n.Count, n.Length, p.ClientCells),
+		"client": fmt.Sprintf("%d runs per cell, each on fresh connections, the clients in turn run by run: a %v warm-up and a window of %v, then the numeric calls only: %v, then a window of %v; cells %v", p.Runs, w.Warmup, w.Length, n.Warmup, n.Length, p.ClientCells),
 	}
 }

@@ -44,7 +44,7 @@ func (w wsImpl) requests() ([][]byte, wsload.Expect) {
 // WebSocket holds the servers the WebSocket sets share.
 type WebSocket struct {
 	impls   []wsImpl
-	fanout  wsImpl // the broadcast set's bare fan-out, no JSON-RPC
+	fanouts []wsImpl // the broadcast set's bare fan-outs, no JSON-RPC
 	shared  map[string]*wsServer
 	harness string
 }
@@ -92,9 +92,12 @@ func NewWebSocket(ctx context.Context, e *Env) (*WebSocket, error) {
 	ws.harness += "; go-ethereum: rpc.Server.WebsocketHandler in a child process, over ws:// on loopback. " +
 		"The client is bench's own lean WebSocket client in the harness process, sharing the machine"
 	ws.impls = []wsImpl{ours, geth}
-	ws.fanout = wsImpl{name: "fanout", role: schema.Ceiling, start: child("fanout"),
-		label: "bare fan-out, no JSON-RPC"}
-	for _, impl := range append(ws.impls, ws.fanout) {
+	ws.fanouts = []wsImpl{
+		{name: "fanout", role: schema.Ceiling, start: child("fanout"), label: "bare fan-out, no JSON-RPC"},
+		{name: "fanout_parallel", role: schema.Ceiling, start: child("fanout_parallel"),
+			label: "bare fan-out over wsconn, no JSON-RPC, one writing goroutine per processor"},
+	}
+	for _, impl := range append(ws.impls[:len(ws.impls):len(ws.impls)], ws.fanouts...) {
 		if ws.shared[impl.name] != nil {
 			continue
 		}

@@ -16,9 +16,9 @@ import (
 )
 
 // Impls are the servers a child can run: the two JSON-RPC servers, and
-// "fanout", the bare fan-out of the broadcast set (subscribe and publish
-// only).
-var Impls = []string{"ours", "geth", "fanout"}
+// "fanout" and "fanout_parallel", the bare fan-outs of the broadcast set
+// (subscribe and publish only).
+var Impls = []string{"ours", "geth", "fanout", "fanout_parallel"}
 
 // Main runs the server named by args[0] and returns the exit code. It
 // prints the server's ws:// URL on stdout once it listens.
@@ -49,6 +49,8 @@ func Serve(ctx context.Context, impl string, w io.Writer) error {
 		h, err = gethHandler()
 	case "fanout":
 		h = fanoutHandler(ctx)
+	case "fanout_parallel":
+		h = parallelFanoutHandler(ctx)
 	default:
 		err = fmt.Errorf("no server %q: want one of %v", impl, Impls)
 	}

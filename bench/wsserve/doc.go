@@ -6,7 +6,9 @@
 // upgrade) and "geth" (go-ethereum's rpc.Server.WebsocketHandler with the
 // five benchmark methods and a chat subscription in its own convention), and
 // "fanout", the bare fan-out of the broadcast set: one pre-encoded
-// notification written to every subscriber in turn, no JSON-RPC server.
+// notification written to every subscriber in turn, no JSON-RPC server,
+// and "fanout_parallel", the same writes over package wsconn shared
+// between one goroutine per processor.
 //
 // The child is the harness binary itself, run as `run serve-ws <impl>`: it
 // listens on a free loopback port, prints its ws:// URL on stdout, and

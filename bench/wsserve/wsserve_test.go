@@ -72,7 +72,7 @@ func TestEveryServerBroadcastsToEverySubscriber(t *testing.T) {
 }
 
 func TestOursAndTheFanOutDeliverAStreamToEverySubscriber(t *testing.T) {
-	for _, impl := range []string{"ours", "fanout"} {
+	for _, impl := range []string{"ours", "fanout", "fanout_parallel"} {
 		t.Run(impl, func(t *testing.T) {
 			u := serve(t, impl)
 			res, err := wsload.Delivery(context.Background(), wsload.DeliveryConfig{
