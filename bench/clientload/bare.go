@@ -11,7 +11,6 @@ package clientload
 // call, which every client called this way pays.
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -19,6 +18,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
 )
 
@@ -27,7 +27,7 @@ type bareConn struct {
 	ws     *wsload.Conn
 	stride int            // ids per goroutine: one per call of the workload
 	byName map[string]int // the index of each call of the workload
-	want   [][]byte       // the encoded result of each call
+	want   []string       // the encoded result of each call
 	reqs   [][][]byte     // by goroutine, the request of each call with its id
 	done   []chan error   // by goroutine, its answer's outcome
 	mu     sync.Mutex     // guards queued and dead
@@ -64,6 +64,7 @@ func driveBare(ctx context.Context, url string, depth int, r *run, wg *sync.Wait
 func newBareConn(ws *wsload.Conn, calls []Call, depth int, r *run) (*bareConn, error) {
 	c := &bareConn{ws: ws, stride: len(calls), byName: map[string]int{}, wake: make(chan struct{}, 1), r: r,
 		reqs: make([][][]byte, depth), done: make([]chan error, depth)}
+	var encoded []inprocess.Call // the calls with their params encoded
 	for k, call := range calls {
 		c.byName[call.Method] = k
 		var result any = call.Number
@@ -74,18 +75,17 @@ func newBareConn(ws *wsload.Conn, calls []Call, depth int, r *run) (*bareConn, e
 		if err != nil {
 			return nil, err
 		}
-		c.want = append(c.want, want)
+		c.want = append(c.want, string(want))
+		params, err := json.Marshal(call.Args)
+		if err != nil {
+			return nil, fmt.Errorf("clientload: bare: params of %s: %w", call.Method, err)
+		}
+		encoded = append(encoded, inprocess.Call{Method: call.Method, Params: string(params)})
 	}
 	for g := range depth {
 		c.done[g] = make(chan error, 1)
-		for k, call := range calls {
-			params, err := json.Marshal(call.Args)
-			if err != nil {
-				return nil, fmt.Errorf("clientload: bare: params of %s: %w", call.Method, err)
-			}
-			req := fmt.Appendf(nil, `{"jsonrpc":"2.0","method":%q,"params":%s,"id":%d}`, call.Method, params,
-				g*c.stride+k+1)
-			c.reqs[g] = append(c.reqs[g], req)
+		for k, call := range encoded {
+			c.reqs[g] = append(c.reqs[g], inprocess.Request(call, g*c.stride+k+1, nil))
 		}
 	}
 	return c, nil
@@ -195,12 +195,7 @@ func (c *bareConn) check(msg []byte, k int) error {
 	if !ok {
 		return fmt.Errorf("no result: %.200s", msg)
 	}
-	if bytes.Equal(got, c.want[k]) {
-		return nil
-	}
-	g, err1 := strconv.ParseFloat(string(got), 64)
-	w, err2 := strconv.ParseFloat(string(c.want[k]), 64)
-	if err1 != nil || err2 != nil || g != w {
+	if !wsload.SameResult(got, c.want[k]) {
 		return fmt.Errorf("answered %s, want %s", got, c.want[k])
 	}
 	return nil

@@ -106,6 +106,7 @@ func (ws *WebSocket) Broadcast(ctx context.Context, e *Env) schema.Set {
 	s.Compare("ours", "geth")
 	s.Compare("ours", "fanout")
 	s.Compare("ours", "fanout_parallel")
+	s.Compare("fanout_parallel", "geth")
 	s.Compare("ours", "writes")
 	s.Compare("ours", "writes_read")
 	return s

@@ -117,7 +117,7 @@ func goalList(p Profile) []goal {
 			}},
 		{id: "ws_broadcast_vs_geth", issue: 11, set: "ws_broadcast", unit: "x", target: 2,
 			text:    "broadcast to 1,000 subscribers ≥2x faster than go-ethereum",
-			measure: broadcastGethGoal},
+			measure: floorRatioGoal("ours", "geth", "fanout_parallel", broadcastX(1000))},
 		{id: "ws_memory", issue: 4, set: "ws_memory", unit: "KiB", target: 16, atMost: true, metric: "kib_per_conn",
 			text:    fmt.Sprintf("≤16 KiB of server memory per idle connection, %s open", thousands(p.IdleConns)),
 			measure: firstCell},
@@ -260,21 +260,6 @@ func seriesRatioGoal(ours, peer, x string) func(*schema.Doc, *schema.Set) (float
 		}
 		return c.Ratio, fmt.Sprintf("%s: %.1fx (%.1fx to %.1fx by run); %s", x, c.Ratio, c.Low, c.High, strings.Join(others, ", ")), true
 	}
-}
-
-// broadcastGethGoal reads ours against go-ethereum at 1,000 subscribers,
-// naming beside it how much faster than go-ethereum the parallel bare
-// fan-out, the least a server does for a delivery here, was in the same
-// run.
-func broadcastGethGoal(d *schema.Doc, s *schema.Set) (float64, string, bool) {
-	x := broadcastX(1000)
-	v, detail, ok := ratioGoal("geth", x)(d, s)
-	g, ok1 := s.Value("geth", x)
-	f, ok2 := s.Value("fanout_parallel", x)
-	if ok1 && ok2 {
-		detail += fmt.Sprintf("; the parallel bare fan-out %.1fx go-ethereum in the same run", g/f)
-	}
-	return v, detail, ok
 }
 
 // floorRatioGoal is seriesRatioGoal, naming beside it the ratio to peer

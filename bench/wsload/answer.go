@@ -32,15 +32,21 @@ func (e Expect) Check(answer []byte) error {
 	if !ok {
 		return fmt.Errorf("no result: %.200s", answer)
 	}
-	if string(got) == want {
-		return nil
-	}
-	g, err1 := strconv.ParseFloat(string(got), 64)
-	w, err2 := strconv.ParseFloat(want, 64)
-	if err1 != nil || err2 != nil || g != w {
+	if !SameResult(got, want) {
 		return fmt.Errorf("id %d: result %s, want %s", n, got, want)
 	}
 	return nil
+}
+
+// SameResult reports whether the encoded result got is want: the same
+// bytes, or the same number written another way.
+func SameResult(got []byte, want string) bool {
+	if string(got) == want {
+		return true
+	}
+	g, err1 := strconv.ParseFloat(string(got), 64)
+	w, err2 := strconv.ParseFloat(want, 64)
+	return err1 == nil && err2 == nil && g == w
 }
 
 // Prepared is Expect with the exact answers a compact server writes, in
