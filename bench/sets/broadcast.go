@@ -18,23 +18,42 @@ func broadcastX(n int) string { return plural(n, "subscriber", "subscribers") }
 
 // BroadcastWork is the work Broadcast reports, in estimated milliseconds.
 func BroadcastWork(p Profile) int {
+	rounds, _, _ := broadcastShares(p)
 	w := 0
 	for _, n := range p.BroadcastSizes {
-		w += 4 * broadcastStepWork(p, n)
+		w += rounds * (4*broadcastStepWork(p, n) + 2*writesStepWork(p, n))
 	}
 	return w
 }
 
-// broadcastStepWork is the estimated milliseconds of one broadcast cell:
-// dialling and subscribing, then every message to every subscriber.
+// broadcastShares is how the broadcast set publishes the profile's
+// messages: its rounds, and each session's warm-up and timed messages
+// (the timed ones split between the rounds).
+func broadcastShares(p Profile) (rounds, warmup, runs int) {
+	rounds = max(1, p.BroadcastRounds)
+	return rounds, max(1, p.BroadcastWarmup), max(1, (p.BroadcastRuns+rounds-1)/rounds)
+}
+
+// broadcastStepWork is the estimated milliseconds of one WebSocket
+// server's session of n subscribers: dialling and subscribing, then each
+// of the session's messages to every subscriber.
 func broadcastStepWork(p Profile, n int) int {
-	return 50 + n/5 + (p.BroadcastWarmup+p.BroadcastRuns)*n/80
+	_, warmup, runs := broadcastShares(p)
+	return 50 + n/5 + (warmup+runs)*n/80
+}
+
+// writesStepWork is the estimated milliseconds of one session of the
+// harness's own writes to n connections.
+func writesStepWork(p Profile, n int) int {
+	_, warmup, runs := broadcastShares(p)
+	return 10 + n/10 + (warmup+runs)*n/400
 }
 
 // Broadcast subscribes n connections to the chat (demo_subscribe ["chat"])
 // for every n of the profile, then publishes messages one at a time
 // (demo_publish ["chat", text]) and times each until the last subscriber
-// has it. The bare fan-out, a server that writes one pre-encoded
+// has it. The series take turns round by round (broadcastShares), each
+// round a session of each on fresh connections. The bare fan-out, a server that writes one pre-encoded
 // notification to each connection in turn and does nothing else, shows
 // what delivery costs on this machine without any JSON-RPC server.
 func (ws *WebSocket) Broadcast(ctx context.Context, e *Env) schema.Set {
@@ -44,6 +63,9 @@ func (ws *WebSocket) Broadcast(ctx context.Context, e *Env) schema.Set {
 		Harness: ws.harness,
 		Note: "one connection per subscriber and one more that publishes; the clock starts before the publish call " +
 			"is written and stops when the last subscriber has read its notification; each timed message is a run. " +
+			"The series take turns: each round opens a session of every series in turn on fresh connections, " +
+			"publishes its warm-up and then its share of the timed messages, and closes it; the order turns by one " +
+			"series each round, so that every series meets the same phases of a shared machine. " +
 			"The bare fan-out is a server with no JSON-RPC at all that writes one pre-encoded notification to each " +
 			"connection in turn from the publisher's goroutine: it shows what delivery itself costs here, where " +
 			"every subscriber costs a write on the server and a read in the client, on the same two cores; the " +
@@ -65,41 +87,24 @@ func (ws *WebSocket) Broadcast(ctx context.Context, e *Env) schema.Set {
 	s.Series = append(s.Series, series("writes", "write system calls alone", schema.Ceiling, "ms", "ms"),
 		series("writes_read", "writes and reads, no WebSocket", schema.Ceiling, "ms", "ms"))
 	runs := collector{}
+	rounds, warmup, timed := broadcastShares(e.Profile)
 	for _, n := range e.Profile.BroadcastSizes {
 		x := broadcastX(n)
 		s.Cells = append(s.Cells, x)
-		for _, impl := range impls {
-			e.Bar.Start(fmt.Sprintf("WebSocket broadcast: %s, %s", x, impl.name))
-			times, err := wsload.Broadcast(ctx, wsload.BroadcastConfig{
-				URL: ws.shared[impl.name].url, Subscribers: n,
-				Subscribe:    callRequest("demo_subscribe", `["chat"]`, 1),
-				Notification: "demo_subscription",
-				Publish: func(id int, text string) []byte {
-					return callRequest("demo_publish", `["chat",`+strconv.Quote(text)+`]`, id)
-				},
-				Warmup: e.Profile.BroadcastWarmup, Runs: e.Profile.BroadcastRuns, Timeout: 30 * time.Second,
-			})
-			e.Bar.Done(broadcastStepWork(e.Profile, n))
-			if err != nil {
-				return failed(s, fmt.Errorf("%s, %s: %w", x, impl.name, err))
+		sessions := ws.broadcastSessions(n)
+		for round := range rounds {
+			for k := range sessions {
+				o := sessions[(k+round)%len(sessions)]
+				e.Bar.Start(fmt.Sprintf("WebSocket broadcast: %s, %s, round %d of %d", x, o.name, round+1, rounds))
+				times, err := timeSession(ctx, o.open, warmup, timed)
+				e.Bar.Done(o.work(e.Profile, n))
+				if err != nil {
+					return failed(s, fmt.Errorf("%s, %s: %w", x, o.name, err))
+				}
+				for _, t := range times {
+					runs.add(o.name, "ms", x, float64(t)/float64(time.Millisecond))
+				}
 			}
-			for _, t := range times {
-				runs.add(impl.name, "ms", x, float64(t)/float64(time.Millisecond))
-			}
-		}
-		times, err := wsload.Writes(n, 100, e.Profile.BroadcastWarmup+e.Profile.BroadcastRuns)
-		if err != nil {
-			return failed(s, fmt.Errorf("%s, write system calls: %w", x, err))
-		}
-		for _, t := range times[e.Profile.BroadcastWarmup:] {
-			runs.add("writes", "ms", x, float64(t)/float64(time.Millisecond))
-		}
-		times, err = wsload.WritesRead(n, 100, e.Profile.BroadcastWarmup+e.Profile.BroadcastRuns)
-		if err != nil {
-			return failed(s, fmt.Errorf("%s, writes and reads: %w", x, err))
-		}
-		for _, t := range times[e.Profile.BroadcastWarmup:] {
-			runs.add("writes_read", "ms", x, float64(t)/float64(time.Millisecond))
 		}
 	}
 	runs.fill(&s)
@@ -110,4 +115,56 @@ func (ws *WebSocket) Broadcast(ctx context.Context, e *Env) schema.Set {
 	s.Compare("ours", "writes")
 	s.Compare("ours", "writes_read")
 	return s
+}
+
+// broadcastSession is how one series of the broadcast set opens a
+// session of n subscribers, and its estimated work.
+type broadcastSession struct {
+	name string
+	open func(ctx context.Context) (wsload.Broadcaster, error)
+	work func(p Profile, n int) int
+}
+
+// broadcastSessions are the series of the broadcast set for n
+// subscribers: every WebSocket server, then the writes alone and the
+// writes and reads of the harness.
+func (ws *WebSocket) broadcastSessions(n int) []broadcastSession {
+	var sessions []broadcastSession
+	for _, impl := range append(ws.impls[:len(ws.impls):len(ws.impls)], ws.fanouts...) {
+		url := ws.shared[impl.name].url
+		sessions = append(sessions, broadcastSession{name: impl.name, work: broadcastStepWork,
+			open: func(ctx context.Context) (wsload.Broadcaster, error) {
+				return wsload.OpenBroadcast(ctx, wsload.BroadcastConfig{
+					URL: url, Subscribers: n,
+					Subscribe:    callRequest("demo_subscribe", `["chat"]`, 1),
+					Notification: "demo_subscription",
+					Publish: func(id int, text string) []byte {
+						return callRequest("demo_publish", `["chat",`+strconv.Quote(text)+`]`, id)
+					},
+					Timeout: 30 * time.Second,
+				})
+			}})
+	}
+	return append(sessions,
+		broadcastSession{name: "writes", work: writesStepWork, open: func(context.Context) (wsload.Broadcaster, error) {
+			return wsload.OpenWrites(n, notificationSize)
+		}},
+		broadcastSession{name: "writes_read", work: writesStepWork, open: func(context.Context) (wsload.Broadcaster, error) {
+			return wsload.OpenWritesRead(n, notificationSize)
+		}})
+}
+
+// notificationSize is the bytes of the writes alone: about a chat
+// notification's.
+const notificationSize = 100
+
+// timeSession opens a session, publishes warmup+runs messages through it
+// and closes it, returning the timed messages' times.
+func timeSession(ctx context.Context, open func(context.Context) (wsload.Broadcaster, error), warmup, runs int) ([]time.Duration, error) {
+	b, err := open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Close()
+	return wsload.Times(ctx, b, warmup, runs)
 }

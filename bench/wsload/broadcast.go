@@ -28,20 +28,72 @@ type BroadcastConfig struct {
 	// Notification is the method name of the notifications.
 	Notification string
 	// Warmup is the number of messages published before the timed ones;
-	// Runs is the number timed.
+	// Runs is the number timed (Broadcast only: a session publishes as
+	// many as it is asked to).
 	Warmup, Runs int
 	// Timeout bounds the wait for every subscriber to have one message.
 	Timeout time.Duration
 }
 
-// Broadcast subscribes cfg.Subscribers connections, then publishes
-// Warmup+Runs messages one after another, each only once every subscriber
-// has the one before, and returns the timed ones' delivery times: from just
-// before the publish request is written until the last subscriber has read
-// the notification.
+// Broadcaster delivers messages, one at a time, to many receivers on
+// connections it holds open, and times each delivery.
+type Broadcaster interface {
+	// Publish delivers message number i (each number once) and returns
+	// the time until the last receiver had it.
+	Publish(ctx context.Context, i int) (time.Duration, error)
+	// Close closes the connections and waits for their goroutines.
+	Close()
+}
+
+// Times publishes warmup+runs messages through b, each once the one
+// before has reached every receiver, and returns the timed ones' times.
+func Times(ctx context.Context, b Broadcaster, warmup, runs int) ([]time.Duration, error) {
+	times := make([]time.Duration, 0, runs)
+	for i := range warmup + runs {
+		d, err := b.Publish(ctx, i)
+		if err != nil {
+			return nil, err
+		}
+		if i >= warmup {
+			times = append(times, d)
+		}
+	}
+	return times, nil
+}
+
+// Broadcast opens a broadcast session (OpenBroadcast), publishes
+// cfg.Warmup+cfg.Runs messages through it and returns the timed ones'
+// delivery times.
 func Broadcast(ctx context.Context, cfg BroadcastConfig) ([]time.Duration, error) {
-	if cfg.Subscribers < 1 || cfg.Runs < 1 || cfg.Publish == nil {
-		return nil, errors.New("wsload: broadcast needs subscribers, runs and a publish request")
+	if cfg.Runs < 1 {
+		return nil, errors.New("wsload: broadcast needs runs")
+	}
+	b, err := OpenBroadcast(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Close()
+	return Times(ctx, b, cfg.Warmup, cfg.Runs)
+}
+
+// BroadcastSession is cfg.Subscribers connections subscribed to a
+// server's notifications and one more that publishes: a Broadcaster
+// whose delivery time runs from just before the publish request is
+// written until the last subscriber has read the notification.
+type BroadcastSession struct {
+	cfg      BroadcastConfig
+	conns    []*Conn // the publisher, then the subscribers
+	r        *round
+	failed   chan error
+	stopping atomic.Bool
+	wg       sync.WaitGroup
+}
+
+// OpenBroadcast dials and subscribes cfg.Subscribers connections and the
+// publisher, and starts reading them.
+func OpenBroadcast(ctx context.Context, cfg BroadcastConfig) (*BroadcastSession, error) {
+	if cfg.Subscribers < 1 || cfg.Publish == nil {
+		return nil, errors.New("wsload: broadcast needs subscribers and a publish request")
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 30 * time.Second
@@ -50,48 +102,47 @@ func Broadcast(ctx context.Context, cfg BroadcastConfig) ([]time.Duration, error
 	if err != nil {
 		return nil, err
 	}
-	defer CloseAll(conns)
 	pub, subs := conns[0], conns[1:]
 	if err := subscribeAll(subs, cfg.Subscribe); err != nil {
+		CloseAll(conns)
 		return nil, err
 	}
-	r := &round{notification: []byte(`"method":"` + cfg.Notification + `"`)}
-	failed := make(chan error, len(subs)+1)
-	var wg sync.WaitGroup
-	var stopping atomic.Bool
+	b := &BroadcastSession{cfg: cfg, conns: conns, failed: make(chan error, len(conns)),
+		r: &round{notification: []byte(`"method":"` + cfg.Notification + `"`)}}
 	for _, c := range subs {
-		wg.Go(func() { r.listen(c, &stopping, failed) })
+		b.wg.Go(func() { b.r.listen(c, &b.stopping, b.failed) })
 	}
-	wg.Go(func() { drainAnswers(pub, &stopping, failed) })
-	defer func() {
-		stopping.Store(true)
-		CloseAll(conns)
-		wg.Wait()
-	}()
+	b.wg.Go(func() { drainAnswers(pub, &b.stopping, b.failed) })
+	return b, nil
+}
 
-	var times []time.Duration
-	for i := range cfg.Warmup + cfg.Runs {
-		text := "m" + strconv.Itoa(i)
-		st := r.start(strconv.Quote(text), len(subs))
-		start := time.Now()
-		if err := pub.Send(cfg.Publish(i+1, text)); err != nil {
-			return nil, err
-		}
-		select {
-		case <-st.done:
-		case err := <-failed:
-			return nil, err
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(cfg.Timeout):
-			return nil, fmt.Errorf("wsload: %d of %d subscribers still wait for %s after %v",
-				st.waiting.Load(), len(subs), text, cfg.Timeout)
-		}
-		if i >= cfg.Warmup {
-			times = append(times, time.Duration(st.last.Load()-start.UnixNano()))
-		}
+// Publish publishes message i and waits until every subscriber has it.
+func (b *BroadcastSession) Publish(ctx context.Context, i int) (time.Duration, error) {
+	text := "m" + strconv.Itoa(i)
+	subs := len(b.conns) - 1
+	st := b.r.start(strconv.Quote(text), subs)
+	start := time.Now()
+	if err := b.conns[0].Send(b.cfg.Publish(i+1, text)); err != nil {
+		return 0, err
 	}
-	return times, nil
+	select {
+	case <-st.done:
+	case err := <-b.failed:
+		return 0, err
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	case <-time.After(b.cfg.Timeout):
+		return 0, fmt.Errorf("wsload: %d of %d subscribers still wait for %s after %v",
+			st.waiting.Load(), subs, text, b.cfg.Timeout)
+	}
+	return time.Duration(st.last.Load() - start.UnixNano()), nil
+}
+
+// Close closes every connection and waits for their readers.
+func (b *BroadcastSession) Close() {
+	b.stopping.Store(true)
+	CloseAll(b.conns)
+	b.wg.Wait()
 }
 
 // subscribeAll sends sub on every connection and checks each answer.

@@ -5,34 +5,44 @@ package wsload
 // nobody reading.
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"time"
 )
 
-// Writes opens n loopback TCP connections and returns, for each of runs
-// rounds, the time to write a message of size bytes to every one of them
-// in turn from one goroutine. The other ends are not read: the bytes wait
-// in the socket buffers.
-func Writes(n, size, runs int) ([]time.Duration, error) {
+// WritesSession is n loopback TCP connections whose other ends are not
+// read: a Broadcaster that times writing a message of size bytes to
+// every one of them in turn from one goroutine, the bytes waiting in the
+// socket buffers.
+type WritesSession struct {
+	servers  []net.Conn
+	msg      []byte
+	closeAll func()
+}
+
+// OpenWrites opens the n connections of a WritesSession.
+func OpenWrites(n, size int) (*WritesSession, error) {
 	_, servers, closeAll, err := loopbackPairs(n)
 	if err != nil {
 		return nil, fmt.Errorf("wsload: writes: %w", err)
 	}
-	defer closeAll()
-	msg := make([]byte, size)
-	times := make([]time.Duration, 0, runs)
-	for range runs {
-		start := time.Now()
-		for _, s := range servers {
-			if _, err := s.Write(msg); err != nil {
-				return nil, fmt.Errorf("wsload: writes: %w", err)
-			}
-		}
-		times = append(times, time.Since(start))
-	}
-	return times, nil
+	return &WritesSession{servers: servers, msg: make([]byte, size), closeAll: closeAll}, nil
 }
+
+// Publish writes the message to every connection; i is not used.
+func (w *WritesSession) Publish(_ context.Context, _ int) (time.Duration, error) {
+	start := time.Now()
+	for _, s := range w.servers {
+		if _, err := s.Write(w.msg); err != nil {
+			return 0, fmt.Errorf("wsload: writes: %w", err)
+		}
+	}
+	return time.Since(start), nil
+}
+
+// Close closes the connections.
+func (w *WritesSession) Close() { w.closeAll() }
 
 // loopbackPairs opens n loopback TCP connections and returns both ends of
 // each, and a function that closes them all.

@@ -144,7 +144,12 @@ func TestExpectChecksIdAndResultInAnyOrder(t *testing.T) {
 }
 
 func TestWritesTimesEveryRound(t *testing.T) {
-	times, err := Writes(20, 100, 3)
+	w, err := OpenWrites(20, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	times, err := Times(context.Background(), w, 1, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +164,12 @@ func TestWritesTimesEveryRound(t *testing.T) {
 }
 
 func TestWritesReadTimesEveryRoundUntilEveryReaderHasIt(t *testing.T) {
-	times, err := WritesRead(200, 100, 5)
+	w, err := OpenWritesRead(200, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	times, err := Times(context.Background(), w, 1, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
