@@ -53,9 +53,10 @@ func writesStepWork(p Profile, n int) int {
 // for every n of the profile, then publishes messages one at a time
 // (demo_publish ["chat", text]) and times each until the last subscriber
 // has it. The series take turns round by round (broadcastShares), each
-// round a session of each on fresh connections. The bare fan-out, a server that writes one pre-encoded
-// notification to each connection in turn and does nothing else, shows
-// what delivery costs on this machine without any JSON-RPC server.
+// round a session of each on fresh connections. The bare fan-out, a
+// server that writes one pre-encoded notification to each connection in
+// turn and does nothing else, shows what delivery costs on this machine
+// without any JSON-RPC server.
 func (ws *WebSocket) Broadcast(ctx context.Context, e *Env) schema.Set {
 	s := schema.Set{
 		ID: "ws_broadcast", Group: "websocket", Status: schema.Measured,
@@ -91,7 +92,7 @@ func (ws *WebSocket) Broadcast(ctx context.Context, e *Env) schema.Set {
 	for _, n := range e.Profile.BroadcastSizes {
 		x := broadcastX(n)
 		s.Cells = append(s.Cells, x)
-		sessions := ws.broadcastSessions(n)
+		sessions := ws.broadcastSessions(impls, n)
 		for round := range rounds {
 			for k := range sessions {
 				o := sessions[(k+round)%len(sessions)]
@@ -126,11 +127,11 @@ type broadcastSession struct {
 }
 
 // broadcastSessions are the series of the broadcast set for n
-// subscribers: every WebSocket server, then the writes alone and the
+// subscribers: the WebSocket servers impls, then the writes alone and the
 // writes and reads of the harness.
-func (ws *WebSocket) broadcastSessions(n int) []broadcastSession {
+func (ws *WebSocket) broadcastSessions(impls []wsImpl, n int) []broadcastSession {
 	var sessions []broadcastSession
-	for _, impl := range append(ws.impls[:len(ws.impls):len(ws.impls)], ws.fanouts...) {
+	for _, impl := range impls {
 		url := ws.shared[impl.name].url
 		sessions = append(sessions, broadcastSession{name: impl.name, work: broadcastStepWork,
 			open: func(ctx context.Context) (wsload.Broadcaster, error) {

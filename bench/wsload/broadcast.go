@@ -27,9 +27,9 @@ type BroadcastConfig struct {
 	Publish func(id int, text string) []byte
 	// Notification is the method name of the notifications.
 	Notification string
-	// Warmup is the number of messages published before the timed ones;
-	// Runs is the number timed (Broadcast only: a session publishes as
-	// many as it is asked to).
+	// Warmup is the number of messages Broadcast publishes before the
+	// timed ones; Runs is the number it times. A session (OpenBroadcast)
+	// publishes as many as it is asked to and reads neither.
 	Warmup, Runs int
 	// Timeout bounds the wait for every subscriber to have one message.
 	Timeout time.Duration
