@@ -55,12 +55,17 @@ type session struct {
 	cancel context.CancelFunc
 }
 
-// begin starts a session, ending the one before.
+// begin starts a session unless one is under way. New begins the first
+// before it connects, and the first connect's handler, which the NATS
+// client runs later on a goroutine of its own, keeps it: ending it would
+// cut short what New and the first subscriptions wait for on that same
+// connection. A lost connection ends its session (end), so every connect
+// after a loss begins a new one.
 func (s *session) begin() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.cancel != nil {
-		s.cancel()
+	if s.ctx != nil && s.ctx.Err() == nil {
+		return
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 }
