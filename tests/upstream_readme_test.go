@@ -1,15 +1,15 @@
 package tests
 
-// upstream_readme_test.go keeps the README's Upstreams section honest: its
-// JSON is what its Caddyfile adapts to, and bin/caddy has the module.
+// upstream_readme_test.go keeps docs/upstreams.md honest: its JSON is what
+// its Caddyfile adapts to, and bin/caddy has the module.
 
 import (
 	"strings"
 	"testing"
 )
 
-func TestReadmeUpstreamJSONIsTheAdaptedCaddyfile(t *testing.T) {
-	checkReadmeJSON(t, "<!-- readme:upstream-caddyfile -->", "<!-- readme:upstream-json -->")
+func TestDocsUpstreamJSONIsTheAdaptedCaddyfile(t *testing.T) {
+	checkPair(t, "upstream")
 }
 
 func TestBinaryListsTheUpstreamModule(t *testing.T) {
