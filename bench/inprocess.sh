@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # Runs the in-process comparison and prints a benchstat table of every
-# implementation against ours, then the per-call tables with ratios
-# (cmd/benchratio).
+# implementation against ours (the batch's ns/rpc is its time per call).
 #
 # Usage: bench/inprocess.sh
 # Environment: COUNT (runs, default 6), BENCHTIME (per benchmark, default 1s),
@@ -33,5 +32,3 @@ for i in $(seq 1 "$count"); do
 done
 cd "$here"
 go run "golang.org/x/perf/cmd/benchstat@$benchstat_version" -col /impl "$out"
-echo
-go run ./cmd/benchratio "$out"

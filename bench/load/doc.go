@@ -1,7 +1,8 @@
 // Package load is a closed-loop HTTP load generator for loopback servers:
 // a fixed number of keep-alive connections (HTTP/1.1 or HTTP/2, over TLS or
-// not), each sending one POST at a time for a fixed duration or request
-// count, checking every answer and recording its latency.
+// not), each its own http.Transport sending one POST at a time for a fixed
+// duration or request count, checking every answer and recording its
+// latency.
 //
 // It only ever connects to loopback addresses: Run refuses a URL whose host
 // is not a loopback IP or "localhost", and every dial is checked again

@@ -36,12 +36,7 @@ func CheckLoopbackHost(host string) error {
 
 // LoopbackOnly is a net.Dialer Control function that refuses any resolved
 // address that is not a loopback IP.
-func LoopbackOnly(network, address string, c syscall.RawConn) error {
-	return loopbackOnly(network, address, c)
-}
-
-// loopbackOnly is LoopbackOnly.
-func loopbackOnly(_, address string, _ syscall.RawConn) error {
+func LoopbackOnly(_, address string, _ syscall.RawConn) error {
 	host, _, err := net.SplitHostPort(address)
 	if err != nil {
 		return err

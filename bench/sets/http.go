@@ -136,7 +136,7 @@ func HTTP(ctx context.Context, e *Env) []schema.Set {
 					return []schema.Set{failed(single, err), failed(batch, err)}
 				}
 				runs.add(t.name, "rpc_per_s", c.x(), res.CallsPerSec)
-				runs.add(t.name, "p99_ms", c.x(), res.Latency.P99)
+				runs.add(t.name, "p99_ms", c.x(), res.P99)
 			}
 		}
 	}

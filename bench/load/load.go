@@ -1,0 +1,222 @@
+package load
+
+// load.go runs the workers, one per connection: a warm-up, then the timed
+// phase, every answer checked.
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Config describes one load run.
+type Config struct {
+	// URL is the target; its host must be loopback.
+	URL string
+	// Body is sent as the body of every POST, as application/json.
+	Body []byte
+	// HTTP2 selects HTTP/2 (over TLS for https, cleartext for http);
+	// otherwise HTTP/1.1.
+	HTTP2 bool
+	// Conns is the number of connections, each with one request in flight
+	// (default 1).
+	Conns int
+	// Duration bounds the timed run; zero means until Requests are sent.
+	Duration time.Duration
+	// Requests bounds the timed run by count; zero means until Duration.
+	Requests int64
+	// Warmup is spent sending requests before the clock starts.
+	Warmup time.Duration
+	// Timeout bounds each request (default 10s).
+	Timeout time.Duration
+	// Insecure skips TLS certificate verification (for a local CA).
+	Insecure bool
+	// ExpectBody, when not nil, is the exact body every answer must have;
+	// every answer must have status 200.
+	ExpectBody []byte
+	// ExpectContentType, when set, is the Content-Type every answer must have.
+	ExpectContentType string
+	// CallsPerRequest is the number of JSON-RPC calls a request holds (1,
+	// or the batch size), used to report calls per second.
+	CallsPerRequest int
+}
+
+// Result is what a run measured.
+type Result struct {
+	// Proto is the protocol the answers came in, as net/http names it.
+	Proto string
+	// Requests is the number of requests answered correctly; Errors the
+	// number that failed or were answered wrongly, the first described by
+	// FirstError.
+	Requests, Errors int64
+	FirstError       string
+	// CallsPerSec is the requests answered per second of the timed phase
+	// times CallsPerRequest.
+	CallsPerSec float64
+	// P99 is the 99th percentile (nearest rank) of the correct answers'
+	// latencies, in milliseconds.
+	P99 float64
+}
+
+// Run sends load as cfg describes and reports what it measured. It fails
+// only for a config it cannot run; failed requests are counted in Errors.
+func Run(ctx context.Context, cfg Config) (Result, error) {
+	cfg.Conns, cfg.CallsPerRequest = max(cfg.Conns, 1), max(cfg.CallsPerRequest, 1)
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 10 * time.Second
+	}
+	if cfg.Duration <= 0 && cfg.Requests <= 0 {
+		return Result{}, errors.New("load: set a duration or a request count")
+	}
+	u, err := url.Parse(cfg.URL)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := CheckLoopbackURL(u); err != nil {
+		return Result{}, err
+	}
+	workers := make([]*worker, cfg.Conns)
+	for i := range workers {
+		workers[i] = &worker{cfg: &cfg, client: newClient(cfg, u.Scheme)}
+		defer workers[i].client.CloseIdleConnections()
+	}
+	if cfg.Warmup > 0 {
+		end := time.Now().Add(cfg.Warmup)
+		runAll(ctx, workers, func() bool { return ctx.Err() == nil && time.Now().Before(end) }, false)
+		for _, w := range workers {
+			w.errs, w.firstErr = 0, nil
+		}
+	}
+	start := time.Now()
+	end := start.Add(cfg.Duration)
+	var sent atomic.Int64
+	runAll(ctx, workers, func() bool {
+		return ctx.Err() == nil && (cfg.Duration <= 0 || time.Now().Before(end)) &&
+			(cfg.Requests <= 0 || sent.Add(1) <= cfg.Requests)
+	}, true)
+	elapsed := time.Since(start)
+	var r Result
+	var lat []time.Duration
+	for _, w := range workers {
+		lat = append(lat, w.lat...)
+		r.Errors += w.errs
+		if w.firstErr != nil && r.FirstError == "" {
+			r.FirstError = w.firstErr.Error()
+		}
+		r.Proto = max(r.Proto, w.proto)
+	}
+	r.Requests = int64(len(lat))
+	r.CallsPerSec = float64(r.Requests) / elapsed.Seconds() * float64(cfg.CallsPerRequest)
+	if len(lat) > 0 {
+		slices.Sort(lat)
+		r.P99 = float64(lat[max(0, min(int(0.99*float64(len(lat))+0.999999)-1, len(lat)-1))]) / float64(time.Millisecond)
+	}
+	return r, nil
+}
+
+// newClient returns a client that holds at most one connection, speaking
+// the protocol cfg asks for.
+func newClient(cfg Config, scheme string) *http.Client {
+	d := &net.Dialer{Timeout: cfg.Timeout, KeepAlive: 30 * time.Second, Control: LoopbackOnly}
+	var p http.Protocols
+	switch {
+	case !cfg.HTTP2:
+		p.SetHTTP1(true)
+	case scheme == "https":
+		p.SetHTTP2(true)
+	default:
+		p.SetUnencryptedHTTP2(true)
+	}
+	return &http.Client{Timeout: cfg.Timeout, Transport: &http.Transport{
+		DialContext:         d.DialContext,
+		TLSClientConfig:     &tls.Config{InsecureSkipVerify: cfg.Insecure},
+		TLSHandshakeTimeout: cfg.Timeout,
+		Protocols:           &p,
+		MaxIdleConns:        1,
+		MaxIdleConnsPerHost: 1,
+		MaxConnsPerHost:     1,
+		IdleConnTimeout:     90 * time.Second,
+		DisableCompression:  true,
+	}}
+}
+
+// runAll runs every worker's loop concurrently and waits for them.
+func runAll(ctx context.Context, workers []*worker, more func() bool, record bool) {
+	var wg sync.WaitGroup
+	for _, w := range workers {
+		wg.Go(func() { w.loop(ctx, more, record) })
+	}
+	wg.Wait()
+}
+
+// worker sends requests on one connection, one at a time.
+type worker struct {
+	cfg      *Config
+	client   *http.Client
+	buf      bytes.Buffer
+	lat      []time.Duration
+	errs     int64
+	firstErr error
+	proto    string
+}
+
+// loop sends requests until more reports false, recording latencies when
+// record is set.
+func (w *worker) loop(ctx context.Context, more func() bool, record bool) {
+	for more() {
+		took, err := w.once(ctx)
+		if err != nil {
+			w.errs++
+			if w.firstErr == nil {
+				w.firstErr = err
+			}
+			continue
+		}
+		if record {
+			w.lat = append(w.lat, took)
+		}
+	}
+}
+
+// once sends one request and checks the answer, returning its latency.
+func (w *worker) once(ctx context.Context) (time.Duration, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.cfg.URL, bytes.NewReader(w.cfg.Body))
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	start := time.Now()
+	resp, err := w.client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	w.buf.Reset()
+	_, err = w.buf.ReadFrom(resp.Body)
+	resp.Body.Close()
+	took := time.Since(start)
+	if err != nil {
+		return 0, err
+	}
+	w.proto = resp.Proto
+	wantMajor := map[bool]int{false: 1, true: 2}[w.cfg.HTTP2]
+	switch ct := w.cfg.ExpectContentType; {
+	case resp.StatusCode != http.StatusOK:
+		return 0, fmt.Errorf("status %d, want 200: %.200s", resp.StatusCode, w.buf.Bytes())
+	case resp.ProtoMajor != wantMajor:
+		return 0, fmt.Errorf("answered over %s, want HTTP/%d", resp.Proto, wantMajor)
+	case ct != "" && resp.Header.Get("Content-Type") != ct:
+		return 0, fmt.Errorf("Content-Type %q, want %q", resp.Header.Get("Content-Type"), ct)
+	case w.cfg.ExpectBody != nil && !bytes.Equal(w.buf.Bytes(), w.cfg.ExpectBody):
+		return 0, fmt.Errorf("body %.200q, want %.200q", w.buf.Bytes(), w.cfg.ExpectBody)
+	}
+	return took, nil
+}
