@@ -13,6 +13,7 @@ require (
 	github.com/goccy/go-json v0.12.0
 	github.com/nats-io/nats-server/v2 v2.15.2
 	github.com/schollz/progressbar/v3 v3.19.1
+	golang.org/x/sync v0.24.0
 	gonum.org/v1/plot v0.17.0
 	google.golang.org/grpc v1.85.0
 )
@@ -55,7 +56,6 @@ require (
 	golang.org/x/crypto v0.58.0 // indirect
 	golang.org/x/image v0.30.0 // indirect
 	golang.org/x/net v0.60.0 // indirect
-	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/term v0.47.0 // indirect
 	golang.org/x/text v0.43.0 // indirect

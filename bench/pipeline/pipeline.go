@@ -22,6 +22,8 @@ type Conn interface {
 	// ReadMessage is about to read the network because nothing it read
 	// before is left, which may wait for the server.
 	BeforeReadWait(f func())
+	// Close closes the connection, which ends a read under way.
+	Close() error
 }
 
 // Checker checks one answer.
@@ -31,6 +33,8 @@ type Checker interface {
 
 // Config describes one pipelined run.
 type Config struct {
+	// Conns is the number of connections, dialled 16 at a time.
+	Conns int
 	// Depth is the number of calls in flight on each connection: a new call
 	// is written as soon as an answer comes back, and calls written
 	// together go out in one network write.
@@ -39,19 +43,23 @@ type Config struct {
 	Requests [][]byte
 	// Expect checks every answer.
 	Expect Checker
-	// Windows times the run.
+	// Windows times the run: after its warm-up, the windows follow one
+	// another on the same connections.
 	Windows Windows
 	// Name starts the run's errors ("wsload", "streamload").
 	Name string
 }
 
-// Run drives cfg over conns, which the caller closes afterwards (closing
-// them ends the goroutines Run started; Run waits for them after close,
-// which it calls), and returns the calls per second of each window. Any
-// wrong answer or failed connection ends it with an error.
-func Run(ctx context.Context, cfg Config, conns []Conn, closeAll func()) ([]float64, error) {
-	if len(conns) == 0 || cfg.Depth < 1 || len(cfg.Requests) == 0 || !cfg.Windows.Valid() {
+// Run dials cfg.Conns connections with dial, drives cfg over them, closes
+// them and returns the calls per second of each window. Any wrong answer or
+// failed connection ends it with an error.
+func Run(ctx context.Context, cfg Config, dial func(ctx context.Context) (Conn, error)) ([]float64, error) {
+	if cfg.Conns < 1 || cfg.Depth < 1 || len(cfg.Requests) == 0 || !cfg.Windows.Valid() {
 		return nil, errors.New(cfg.Name + ": pipeline needs connections, depth, requests and windows")
+	}
+	conns, err := Open(ctx, cfg.Conns, 16, func(ctx context.Context, _ int) (Conn, error) { return dial(ctx) })
+	if err != nil {
+		return nil, err
 	}
 	runs := make([]*piper, len(conns))
 	var stop atomic.Bool
@@ -65,7 +73,7 @@ func Run(ctx context.Context, cfg Config, conns []Conn, closeAll func()) ([]floa
 	}
 	defer func() {
 		stop.Store(true)
-		closeAll()
+		CloseAll(conns)
 		wg.Wait()
 	}()
 	return cfg.Windows.Rates(ctx, failed, func() int64 {

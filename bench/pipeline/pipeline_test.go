@@ -61,11 +61,17 @@ func (c *echoConn) BeforeReadWait(f func()) {
 	c.mu.Unlock()
 }
 
-func (c *echoConn) close() {
+func (c *echoConn) Close() error {
 	c.mu.Lock()
 	c.closed = true
 	c.cond.Broadcast()
 	c.mu.Unlock()
+	return nil
+}
+
+// dialEcho dials echo connections that go wrong after wrongAfter answers.
+func dialEcho(wrongAfter int) func(context.Context) (Conn, error) {
+	return func(context.Context) (Conn, error) { return newEchoConn(wrongAfter), nil }
 }
 
 // sameAnswer accepts answers equal to the request "call".
@@ -79,14 +85,9 @@ func (sameAnswer) Check(a []byte) error {
 }
 
 func TestRunCountsCheckedAnswers(t *testing.T) {
-	conns := []*echoConn{newEchoConn(0), newEchoConn(0)}
-	cfg := Config{Depth: 8, Requests: [][]byte{[]byte("call")}, Expect: sameAnswer{}, Name: "test",
+	cfg := Config{Conns: 2, Depth: 8, Requests: [][]byte{[]byte("call")}, Expect: sameAnswer{}, Name: "test",
 		Windows: Windows{Warmup: 10 * time.Millisecond, Length: 30 * time.Millisecond, Count: 3}}
-	rates, err := Run(context.Background(), cfg, []Conn{conns[0], conns[1]}, func() {
-		for _, c := range conns {
-			c.close()
-		}
-	})
+	rates, err := Run(context.Background(), cfg, dialEcho(0))
 	if err != nil || len(rates) != 3 {
 		t.Fatalf("rates %v, %v", rates, err)
 	}
@@ -98,17 +99,39 @@ func TestRunCountsCheckedAnswers(t *testing.T) {
 }
 
 func TestRunFailsOnAWrongAnswer(t *testing.T) {
-	c := newEchoConn(100)
-	cfg := Config{Depth: 4, Requests: [][]byte{[]byte("call")}, Expect: sameAnswer{}, Name: "test",
+	cfg := Config{Conns: 1, Depth: 4, Requests: [][]byte{[]byte("call")}, Expect: sameAnswer{}, Name: "test",
 		Windows: Windows{Warmup: 0, Length: time.Second, Count: 5}}
-	_, err := Run(context.Background(), cfg, []Conn{c}, c.close)
+	_, err := Run(context.Background(), cfg, dialEcho(100))
 	if err == nil || !strings.Contains(err.Error(), "unexpected answer wrong") {
 		t.Fatalf("error %v, want the wrong answer", err)
 	}
 }
 
 func TestRunRefusesAnEmptyConfig(t *testing.T) {
-	if _, err := Run(context.Background(), Config{Name: "test"}, nil, func() {}); err == nil {
+	if _, err := Run(context.Background(), Config{Name: "test"}, dialEcho(0)); err == nil {
 		t.Fatal("an empty run did not fail")
+	}
+}
+
+func TestOpenClosesWhatItOpenedOnAnError(t *testing.T) {
+	var opened []*echoConn
+	var mu sync.Mutex
+	_, err := Open(context.Background(), 10, 1, func(_ context.Context, i int) (*echoConn, error) {
+		if i == 5 {
+			return nil, errors.New("refused")
+		}
+		c := newEchoConn(0)
+		mu.Lock()
+		opened = append(opened, c)
+		mu.Unlock()
+		return c, nil
+	})
+	if err == nil || len(opened) != 5 {
+		t.Fatalf("%v, %d opened", err, len(opened))
+	}
+	for _, c := range opened {
+		if !c.closed {
+			t.Error("a connection left open")
+		}
 	}
 }

@@ -1,13 +1,19 @@
 package sets
 
-// memory.go measures the server's memory per idle WebSocket connection.
+// memory.go measures the server's memory per idle connection, over
+// WebSocket and over TCP.
 
 import (
 	"context"
 	"fmt"
 	"time"
 
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/caddyproc"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/streamload"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/streamserve"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
 )
 
@@ -34,12 +40,19 @@ func idleCount(n int, openFiles uint64) (int, string) {
 	return n, ""
 }
 
+// memoryImpl is one implementation of a memory set; start starts a fresh
+// server of it.
+type memoryImpl struct {
+	name, label, role string
+	rename            func(string) string
+	start             func(ctx context.Context) (*server, error)
+}
+
 // Memory opens IdleConns connections to a freshly started server of each
 // implementation, one call on each, and divides the growth of the server
 // process's resident memory by their number; each run starts its own server.
 func (ws *WebSocket) Memory(ctx context.Context, e *Env, openFiles uint64) schema.Set {
 	n, note := idleCount(e.Profile.IdleConns, openFiles)
-	x := memoryX(n)
 	s := schema.Set{
 		ID: "ws_memory", Group: "websocket", Status: schema.Measured,
 		Title:   "WebSocket: server memory per idle connection, KiB",
@@ -47,28 +60,54 @@ func (ws *WebSocket) Memory(ctx context.Context, e *Env, openFiles uint64) schem
 		Note: fmt.Sprintf("each run starts a fresh server, opens and closes %d connections, reads its resident "+
 			"memory (VmRSS in /proc), opens the connections (one add call on each, then idle), waits %v, reads it again: "+
 			"the growth divided by the connections%s", warmConns, e.Profile.IdleSettle, note),
-		Metric: schema.Metric{Name: "kib_per_conn", Unit: "KiB per idle connection", Better: schema.Lower},
-		XLabel: "connections open",
-		Cells:  []string{x},
 	}
-	names := make([]memorySeries, len(ws.impls))
-	for i, impl := range ws.impls {
-		names[i] = memorySeries{impl.name, impl.label, impl.role}
+	var impls []memoryImpl
+	for _, impl := range ws.impls {
+		impls = append(impls, memoryImpl{impl.name, impl.label, impl.role, impl.rename, impl.start})
 	}
-	return runMemory(e, s, "WebSocket", x, names, func(i int) (float64, float64, error) {
-		return idleMemory(ctx, ws.impls[i], n, e.Profile.IdleSettle)
+	return memorySet(ctx, e, s, "WebSocket", n, impls)
+}
+
+// Memory opens IdleConns connections to a freshly started server, one add
+// call on each, and divides the growth of the server process's resident
+// memory by their number: ours is a fresh bin/caddy over TCP, go-ethereum a
+// fresh IPC server over its unix socket.
+func (st *Stream) Memory(ctx context.Context, e *Env, openFiles uint64) schema.Set {
+	n, note := idleCount(e.Profile.IdleConns, openFiles)
+	s := schema.Set{
+		ID: "stream_memory", Group: "stream", Status: schema.Measured,
+		Title:   "TCP: server memory per idle connection, KiB",
+		Harness: st.harness,
+		Note: fmt.Sprintf("each run starts a fresh server (bin/caddy with Caddyfile.bench, or go-ethereum's IPC "+
+			"server), opens and closes %d connections, reads its resident memory (VmRSS in /proc), opens the "+
+			"connections (one add call on each, then idle), waits %v, reads it again: the growth divided by the "+
+			"connections%s", warmConns, e.Profile.IdleSettle, note),
+	}
+	return memorySet(ctx, e, s, "stream", n, []memoryImpl{
+		{"ours", "ours over TCP (jsonrpc app in Caddy)", schema.Ours, nil, func(ctx context.Context) (*server, error) {
+			c, err := caddyproc.Start(ctx, e.CaddyBin, e.CaddyConfig)
+			if err != nil {
+				return nil, err
+			}
+			return &server{dial: streamload.Dialer("tcp", c.TCP), rss: c.Proc.RSS, stop: c.Stop}, nil
+		}},
+		{"geth", "go-ethereum IPC (unix socket)", schema.Peer, inprocess.GethRename, func(ctx context.Context) (*server, error) {
+			g, err := streamserve.Start(ctx, "geth")
+			if err != nil {
+				return nil, err
+			}
+			return &server{dial: streamload.Dialer(g.Network, g.Addr), rss: g.Proc.RSS, stop: g.Stop}, nil
+		}},
 	})
 }
 
-// memorySeries names one implementation of a memory set.
-type memorySeries struct{ name, label, role string }
-
-// runMemory adds the series of each implementation to s and fills them:
-// every run measures each implementation once with measure (its index in
-// impls), which returns KiB per connection and the resident MiB. ours is
-// compared with geth.
-func runMemory(e *Env, s schema.Set, what, x string, impls []memorySeries,
-	measure func(i int) (kib, mib float64, err error)) schema.Set {
+// memorySet fills s with one cell, n idle connections: every run measures
+// each implementation once (idleMemory), KiB per connection and the
+// resident MiB. ours is compared with geth.
+func memorySet(ctx context.Context, e *Env, s schema.Set, what string, n int, impls []memoryImpl) schema.Set {
+	x := memoryX(n)
+	s.Metric = schema.Metric{Name: "kib_per_conn", Unit: "KiB per idle connection", Better: schema.Lower}
+	s.XLabel, s.Cells = "connections open", []string{x}
 	for _, impl := range impls {
 		s.Series = append(s.Series,
 			series(impl.name, impl.label, impl.role, "kib_per_conn", "KiB per idle connection"),
@@ -76,9 +115,10 @@ func runMemory(e *Env, s schema.Set, what, x string, impls []memorySeries,
 	}
 	runs := collector{}
 	for run := range e.Profile.Runs {
-		for i, impl := range impls {
+		for _, impl := range impls {
 			e.Bar.Start(fmt.Sprintf("%s memory run %d/%d: %s, %s", what, run+1, e.Profile.Runs, x, impl.name))
-			perConn, rss, err := measure(i)
+			reqs, expect := wsload.Workload(impl.rename)
+			perConn, rss, err := idleMemory(ctx, impl.start, reqs[0], expect, n, e.Profile.IdleSettle)
 			e.Bar.Done(memoryStepWork(e.Profile))
 			if err != nil {
 				return failed(s, fmt.Errorf("%s, %s: %w", x, impl.name, err))
@@ -92,30 +132,43 @@ func runMemory(e *Env, s schema.Set, what, x string, impls []memorySeries,
 	return s
 }
 
-// idleMemory runs one memory measurement on a fresh server of impl and
-// returns KiB per connection and the resident MiB with them open.
-func idleMemory(ctx context.Context, impl wsImpl, n int, settle time.Duration) (float64, float64, error) {
-	srv, err := impl.start(ctx)
+// idleMemory starts a server, opens and closes warmConns connections,
+// reads its resident memory, opens n connections with the call req on
+// each, waits settle and reads it again. It returns KiB per connection and
+// the resident MiB with them open.
+func idleMemory(ctx context.Context, start func(context.Context) (*server, error), req []byte, expect wsload.Expect,
+	n int, settle time.Duration) (float64, float64, error) {
+	srv, err := start(ctx)
 	if err != nil {
 		return 0, 0, err
 	}
 	defer srv.stop()
-	reqs, expect := impl.requests()
-	warm, err := wsload.OpenIdle(ctx, srv.url, warmConns, 16, reqs[0], expect)
+	open := func(n int) ([]pipeline.Conn, error) {
+		return pipeline.Open(ctx, n, 16, func(ctx context.Context, _ int) (pipeline.Conn, error) {
+			c, err := srv.dial(ctx)
+			if err == nil {
+				if err = pipeline.Call(c, req, expect); err != nil {
+					c.Close()
+				}
+			}
+			return c, err
+		})
+	}
+	warm, err := open(warmConns)
 	if err != nil {
 		return 0, 0, err
 	}
-	wsload.CloseAll(warm)
+	pipeline.CloseAll(warm)
 	time.Sleep(settle / 2)
 	before, err := srv.rss()
 	if err != nil {
 		return 0, 0, err
 	}
-	conns, err := wsload.OpenIdle(ctx, srv.url, n, 16, reqs[0], expect)
+	conns, err := open(n)
 	if err != nil {
 		return 0, 0, err
 	}
-	defer wsload.CloseAll(conns)
+	defer pipeline.CloseAll(conns)
 	time.Sleep(settle)
 	after, err := srv.rss()
 	if err != nil {

@@ -94,16 +94,6 @@ func StreamWork(p Profile) int {
 	return (len(streamCells(p))*5+3+3+3)*streamStepWork(p) + p.Runs*2*memoryStepWork(p)
 }
 
-// workload returns the five requests as rename names them, and their
-// answers.
-func workload(rename func(string) string) ([][]byte, wsload.Expect) {
-	expect := wsload.Expect{}
-	for i, c := range inprocess.Workload {
-		expect[int64(i+1)] = c.Result
-	}
-	return inprocess.Requests(rename), expect
-}
-
 // pipeTarget is one series of a pipelined stream measurement.
 type pipeTarget struct {
 	name, label, role string
@@ -114,9 +104,18 @@ type pipeTarget struct {
 func streamTarget(name, label, role, network, addr string, reqs [][]byte, expect wsload.Expect) pipeTarget {
 	return pipeTarget{name: name, label: label, role: role,
 		run: func(ctx context.Context, c pipeCell, w pipeline.Windows) ([]float64, error) {
-			return streamload.Pipeline(ctx, streamload.PipelineConfig{Network: network, Addr: addr,
-				Conns: c.conns, Depth: c.depth, Requests: reqs, Expect: expect, Windows: w})
+			return pipeline.Run(ctx, pipeline.Config{Conns: c.conns, Depth: c.depth, Requests: reqs,
+				Expect: expect.Prepare(), Windows: w, Name: "streamload"}, streamload.Dialer(network, addr))
 		}}
+}
+
+// pipelined runs the five requests, as rename names them, on cell c with
+// windows w over connections from dial.
+func pipelined(ctx context.Context, c pipeCell, rename func(string) string, w pipeline.Windows,
+	dial func(context.Context) (pipeline.Conn, error), name string) ([]float64, error) {
+	reqs, expect := wsload.Workload(rename)
+	return pipeline.Run(ctx, pipeline.Config{Conns: c.conns, Depth: c.depth, Requests: reqs, Expect: expect.Prepare(),
+		Windows: w, Name: name}, dial)
 }
 
 // windows is the timing of every stream cell.
@@ -175,15 +174,14 @@ func (st *Stream) Pipelined(ctx context.Context, e *Env) schema.Set {
 		Metric: schema.Metric{Name: "rpc_per_s", Unit: "calls per second", Better: schema.Higher, Log: true},
 		XLabel: "connections × calls in flight on each",
 	}
-	reqs, expect := workload(nil)
-	gethReqs, gethExpect := workload(inprocess.GethRename)
+	reqs, expect := wsload.Workload(nil)
+	gethReqs, gethExpect := wsload.Workload(inprocess.GethRename)
 	targets := []pipeTarget{
 		streamTarget("ours", "ours over TCP (jsonrpc app in Caddy)", schema.Ours, "tcp", st.caddy.TCP, reqs, expect),
 		streamTarget("ours_unix", "ours over a unix socket", schema.Baseline, "unix", st.caddy.Socket, reqs, expect),
 		{name: "ours_ws", label: "ours over WebSocket", role: schema.Baseline,
 			run: func(ctx context.Context, c pipeCell, w pipeline.Windows) ([]float64, error) {
-				return wsload.Pipeline(ctx, wsload.PipelineConfig{URL: st.caddy.WS, Conns: c.conns, Depth: c.depth,
-					Requests: reqs, Expect: expect, Warmup: w.Warmup, Window: w.Length, Windows: w.Count})
+				return pipelined(ctx, c, nil, w, wsload.Dialer(st.caddy.WS), "wsload")
 			}},
 		streamTarget("geth", "go-ethereum IPC (unix socket)", schema.Peer, st.geth.Network, st.geth.Addr, gethReqs, gethExpect),
 		streamTarget("bare", "bare server, no JSON-RPC (TCP)", schema.Ceiling, st.bare.Network, st.bare.Addr, reqs, expect),
@@ -223,7 +221,7 @@ func (st *Stream) Blocking(ctx context.Context, e *Env) schema.Set {
 	}
 	reqs, expect := delayRequests("delay")
 	gethReqs, gethExpect := delayRequests("bench_sleep")
-	fiveReqs, fiveExpect := workload(nil)
+	fiveReqs, fiveExpect := wsload.Workload(nil)
 	targets := []pipeTarget{
 		streamTarget("ours", "ours, delay(0) over TCP", schema.Ours, "tcp", st.caddy.TCP, reqs, expect),
 		streamTarget("geth", "go-ethereum IPC, bench_sleep(0)", schema.Peer, st.geth.Network, st.geth.Addr, gethReqs, gethExpect),
@@ -249,7 +247,7 @@ func (st *Stream) GRPC(ctx context.Context, e *Env) schema.Set {
 		Metric: schema.Metric{Name: "rpc_per_s", Unit: "calls per second", Better: schema.Higher, Log: true},
 		XLabel: "connections × calls in flight on each",
 	}
-	reqs, expect := workload(nil)
+	reqs, expect := wsload.Workload(nil)
 	grpcTarget := func(name, label string, stream bool) pipeTarget {
 		return pipeTarget{name: name, label: label, role: schema.Peer,
 			run: func(ctx context.Context, c pipeCell, w pipeline.Windows) ([]float64, error) {

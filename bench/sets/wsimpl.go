@@ -11,17 +11,23 @@ import (
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/caddyproc"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsserve"
 )
 
-// wsServer is a running WebSocket server.
-type wsServer struct {
-	url  string
-	pid  int
+// server is a running server under test.
+type server struct {
+	url  string // a WebSocket server's ws:// URL
+	dial func(ctx context.Context) (pipeline.Conn, error)
 	rss  func() (int64, error)
 	stop func()
+}
+
+// wsServer is the server at the ws:// URL url.
+func wsServer(url string, rss func() (int64, error), stop func()) *server {
+	return &server{url: url, dial: wsload.Dialer(url), rss: rss, stop: stop}
 }
 
 // wsImpl is one WebSocket implementation under test.
@@ -29,23 +35,14 @@ type wsImpl struct {
 	name, label, role string
 	rename            func(string) string
 	// start starts a fresh server of its own.
-	start func(ctx context.Context) (*wsServer, error)
-}
-
-// requests returns the five requests as impl names them, and the answers.
-func (w wsImpl) requests() ([][]byte, wsload.Expect) {
-	expect := wsload.Expect{}
-	for i, c := range inprocess.Workload {
-		expect[int64(i+1)] = c.Result
-	}
-	return inprocess.Requests(w.rename), expect
+	start func(ctx context.Context) (*server, error)
 }
 
 // WebSocket holds the servers the WebSocket sets share.
 type WebSocket struct {
 	impls   []wsImpl
 	fanouts []wsImpl // the broadcast set's bare fan-outs, no JSON-RPC
-	shared  map[string]*wsServer
+	shared  map[string]*server
 	harness string
 }
 
@@ -53,14 +50,14 @@ type WebSocket struct {
 // the upgrade) and starts the servers the pipelined and broadcast sets
 // share. Close stops them.
 func NewWebSocket(ctx context.Context, e *Env) (*WebSocket, error) {
-	ws := &WebSocket{shared: map[string]*wsServer{}}
-	child := func(impl string) func(context.Context) (*wsServer, error) {
-		return func(ctx context.Context) (*wsServer, error) {
+	ws := &WebSocket{shared: map[string]*server{}}
+	child := func(impl string) func(context.Context) (*server, error) {
+		return func(ctx context.Context) (*server, error) {
 			s, err := wsserve.Start(ctx, impl)
 			if err != nil {
 				return nil, err
 			}
-			return &wsServer{url: s.URL, pid: s.Proc.PID(), rss: s.Proc.RSS, stop: s.Stop}, nil
+			return wsServer(s.URL, s.Proc.RSS, s.Stop), nil
 		}
 	}
 	ours := wsImpl{name: "ours", role: schema.Ours}
@@ -72,14 +69,14 @@ func NewWebSocket(ctx context.Context, e *Env) (*WebSocket, error) {
 	}
 	if caddyErr == nil {
 		ours.label = "ours (jsonrpc in Caddy)"
-		ours.start = func(ctx context.Context) (*wsServer, error) {
+		ours.start = func(ctx context.Context) (*server, error) {
 			c, err := caddyproc.Start(ctx, e.CaddyBin, e.CaddyConfig)
 			if err != nil {
 				return nil, err
 			}
-			return &wsServer{url: c.WS, pid: c.Proc.PID(), rss: c.Proc.RSS, stop: c.Stop}, nil
+			return wsServer(c.WS, c.Proc.RSS, c.Stop), nil
 		}
-		ws.shared["ours"] = &wsServer{url: e.Caddy.WS, pid: e.Caddy.Proc.PID(), rss: e.Caddy.Proc.RSS, stop: func() {}}
+		ws.shared["ours"] = wsServer(e.Caddy.WS, e.Caddy.Proc.RSS, func() {})
 		ws.harness = "ours: bin/caddy's jsonrpc handler with Caddyfile.bench, over ws:// on its cleartext loopback site"
 	} else {
 		ours.label = "ours (wsconn + rpccore)"

@@ -7,7 +7,6 @@ import (
 	"fmt"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
 )
 
 // pipeCell is one connection count and depth.
@@ -59,11 +58,7 @@ func (ws *WebSocket) Pipelined(ctx context.Context, e *Env) schema.Set {
 		s.Cells = append(s.Cells, c.x())
 		for _, impl := range ws.impls {
 			e.Bar.Start(fmt.Sprintf("WebSocket pipelined: %s, %s", c.x(), impl.name))
-			reqs, expect := impl.requests()
-			rates, err := wsload.Pipeline(ctx, wsload.PipelineConfig{
-				URL: ws.shared[impl.name].url, Conns: c.conns, Depth: c.depth, Requests: reqs, Expect: expect,
-				Warmup: e.Profile.WSWarmup, Window: e.Profile.WSWindow, Windows: e.Profile.Runs,
-			})
+			rates, err := pipelined(ctx, c, impl.rename, windows(e.Profile), ws.shared[impl.name].dial, "wsload")
 			e.Bar.Done(pipeStepWork(e.Profile))
 			if err != nil {
 				return failed(s, fmt.Errorf("%s, %s: %w", c.x(), impl.name, err))

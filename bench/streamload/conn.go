@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/load"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 )
 
 // Conn is a client stream connection. One goroutine reads; writes may come
@@ -58,6 +59,11 @@ func Dial(ctx context.Context, network, addr string) (*Conn, error) {
 		return nil, err
 	}
 	return newConn(nc), nil
+}
+
+// Dialer dials network and addr as Dial does, for pipeline.Run.
+func Dialer(network, addr string) func(context.Context) (pipeline.Conn, error) {
+	return func(ctx context.Context) (pipeline.Conn, error) { return Dial(ctx, network, addr) }
 }
 
 // newConn wraps a connected stream.
@@ -137,60 +143,3 @@ func (c *Conn) BeforeReadWait(f func()) { c.hr.beforeRead = f }
 
 // Close closes the connection.
 func (c *Conn) Close() error { return c.nc.Close() }
-
-// DialMany opens n connections, parallel at a time. On an error it closes
-// those it opened.
-func DialMany(ctx context.Context, network, addr string, n, parallel int) ([]*Conn, error) {
-	conns := make([]*Conn, n)
-	var mu sync.Mutex
-	var first error
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range max(1, min(parallel, n)) {
-		wg.Go(func() {
-			for i := range next {
-				c, err := Dial(ctx, network, addr)
-				if err != nil {
-					mu.Lock()
-					first = cmpErr(first, err)
-					mu.Unlock()
-					continue
-				}
-				conns[i] = c
-			}
-		})
-	}
-	for i := range n {
-		mu.Lock()
-		failed := first != nil
-		mu.Unlock()
-		if failed {
-			break
-		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if first != nil {
-		CloseAll(conns)
-		return nil, first
-	}
-	return conns, nil
-}
-
-// cmpErr keeps the first error.
-func cmpErr(first, err error) error {
-	if first != nil {
-		return first
-	}
-	return err
-}
-
-// CloseAll closes every connection in conns (nil ones skipped).
-func CloseAll(conns []*Conn) {
-	for _, c := range conns {
-		if c != nil {
-			c.Close()
-		}
-	}
-}

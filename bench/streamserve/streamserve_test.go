@@ -59,15 +59,16 @@ var short = pipeline.Windows{Warmup: 10 * time.Millisecond, Length: 20 * time.Mi
 
 // workload returns the five requests, named for go-ethereum when geth.
 func workload(geth bool) ([][]byte, wsload.Expect) {
-	var rename func(string) string
 	if geth {
-		rename = inprocess.GethRename
+		return wsload.Workload(inprocess.GethRename)
 	}
-	expect := wsload.Expect{}
-	for i, c := range inprocess.Workload {
-		expect[int64(i+1)] = c.Result
-	}
-	return inprocess.Requests(rename), expect
+	return wsload.Workload(nil)
+}
+
+// run runs a pipelined load of reqs over network and addr.
+func run(network, addr string, conns, depth int, reqs [][]byte, expect wsload.Expect) ([]float64, error) {
+	return pipeline.Run(context.Background(), pipeline.Config{Conns: conns, Depth: depth, Requests: reqs,
+		Expect: expect.Prepare(), Windows: short}, streamload.Dialer(network, addr))
 }
 
 func TestEveryServerAnswersPipelinedCalls(t *testing.T) {
@@ -79,8 +80,7 @@ func TestEveryServerAnswersPipelinedCalls(t *testing.T) {
 	}{{"ours", "tcp", serveOurs(t), false}, {"geth", gethNet, gethAddr, true}, {"bare", bareNet, bareAddr, false}} {
 		t.Run(c.name, func(t *testing.T) {
 			reqs, expect := workload(c.geth)
-			rates, err := streamload.Pipeline(context.Background(), streamload.PipelineConfig{
-				Network: c.network, Addr: c.addr, Conns: 2, Depth: 16, Requests: reqs, Expect: expect, Windows: short})
+			rates, err := run(c.network, c.addr, 2, 16, reqs, expect)
 			if err != nil || len(rates) != 2 || rates[0] <= 0 {
 				t.Fatalf("%v %v", rates, err)
 			}
@@ -98,8 +98,7 @@ func TestDelayZeroIsAnsweredByOursAndGeth(t *testing.T) {
 		{"tcp", serveOurs(t), "delay"}, {gethNet, gethAddr, "bench_sleep"}} {
 		reqs := [][]byte{[]byte(`{"jsonrpc":"2.0","method":"` + c.method + `","params":[0],"id":1}`),
 			[]byte(`{"jsonrpc":"2.0","method":"` + c.method + `","params":[0],"id":2}`)}
-		if _, err := streamload.Pipeline(context.Background(), streamload.PipelineConfig{
-			Network: c.network, Addr: c.addr, Conns: 1, Depth: 8, Requests: reqs, Expect: expect, Windows: short}); err != nil {
+		if _, err := run(c.network, c.addr, 1, 8, reqs, expect); err != nil {
 			t.Errorf("%s: %v", c.method, err)
 		}
 	}
@@ -128,16 +127,6 @@ func TestFloodCountsEveryItemOfOursAndTheBareServer(t *testing.T) {
 			t.Fatalf("%s: %v %v", addr, rates, err)
 		}
 	}
-}
-
-func TestIdleConnectionsStayOpen(t *testing.T) {
-	network, addr := serve(t, "geth")
-	reqs, expect := workload(true)
-	conns, err := streamload.OpenIdle(context.Background(), network, addr, 30, 8, reqs[0], expect)
-	if err != nil || len(conns) != 30 {
-		t.Fatalf("%d connections, %v", len(conns), err)
-	}
-	streamload.CloseAll(conns)
 }
 
 func TestServeRefusesAnUnknownServer(t *testing.T) {

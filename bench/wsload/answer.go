@@ -8,10 +8,23 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
 )
 
 // Expect maps request ids to the encoded result their answers must carry.
 type Expect map[int64]string
+
+// Workload returns the five benchmark requests (inprocess.Workload), ids 1
+// to 5, with the method names passed through rename (nil keeps them), and
+// their answers.
+func Workload(rename func(string) string) ([][]byte, Expect) {
+	expect := Expect{}
+	for i, c := range inprocess.Workload {
+		expect[int64(i+1)] = c.Result
+	}
+	return inprocess.Requests(rename), expect
+}
 
 // Check fails unless answer is a JSON-RPC 2.0 success whose id is one of
 // e's and whose result is that id's (the same bytes, or the same number).

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 )
 
 // BroadcastConfig describes one broadcast measurement.
@@ -98,13 +100,15 @@ func OpenBroadcast(ctx context.Context, cfg BroadcastConfig) (*BroadcastSession,
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 30 * time.Second
 	}
-	conns, err := DialMany(ctx, cfg.URL, cfg.Subscribers+1, 16)
+	conns, err := pipeline.Open(ctx, cfg.Subscribers+1, 16, func(ctx context.Context, _ int) (*Conn, error) {
+		return Dial(ctx, cfg.URL)
+	})
 	if err != nil {
 		return nil, err
 	}
 	pub, subs := conns[0], conns[1:]
 	if err := subscribeAll(subs, cfg.Subscribe); err != nil {
-		CloseAll(conns)
+		pipeline.CloseAll(conns)
 		return nil, err
 	}
 	b := &BroadcastSession{cfg: cfg, conns: conns, failed: make(chan error, len(conns)),
@@ -141,7 +145,7 @@ func (b *BroadcastSession) Publish(ctx context.Context, i int) (time.Duration, e
 // Close closes every connection and waits for their readers.
 func (b *BroadcastSession) Close() {
 	b.stopping.Store(true)
-	CloseAll(b.conns)
+	pipeline.CloseAll(b.conns)
 	b.wg.Wait()
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/load"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/wsconn"
 )
 
@@ -39,6 +40,11 @@ func Dial(ctx context.Context, rawURL string) (*Conn, error) {
 		return nil, fmt.Errorf("wsload: %w", err)
 	}
 	return &Conn{ws: c}, nil
+}
+
+// Dialer dials url as Dial does, for pipeline.Run.
+func Dialer(url string) func(context.Context) (pipeline.Conn, error) {
+	return func(ctx context.Context) (pipeline.Conn, error) { return Dial(ctx, url) }
 }
 
 // netDialer dials loopback addresses only.

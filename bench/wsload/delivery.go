@@ -14,6 +14,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 )
 
 // DeliveryConfig describes one delivery measurement.
@@ -156,41 +158,20 @@ type audience struct {
 func (a *audience) dial(ctx context.Context, cfg DeliveryConfig) error {
 	a.ls = make([]listener, cfg.Subscribers)
 	a.probing.Store(true)
-	next := make(chan int)
-	errs := make(chan error, 1)
-	var wg sync.WaitGroup
-	for range min(16, cfg.Subscribers) {
-		wg.Go(func() {
-			for i := range next {
-				r, err := DialReader(ctx, cfg.SubscriberURLs[i%len(cfg.SubscriberURLs)])
-				if err == nil {
-					a.ls[i].r = r
-					err = subscribeReader(r, cfg.Subscribe, cfg.Timeout)
-				}
-				if err != nil {
-					select {
-					case errs <- err:
-					default:
-					}
-				}
+	readers, err := pipeline.Open(ctx, cfg.Subscribers, 16, func(ctx context.Context, i int) (*Reader, error) {
+		r, err := DialReader(ctx, cfg.SubscriberURLs[i%len(cfg.SubscriberURLs)])
+		if err == nil {
+			if err = subscribeReader(r, cfg.Subscribe, cfg.Timeout); err != nil {
+				r.Close()
 			}
-		})
-	}
-feed:
-	for i := range cfg.Subscribers {
-		select {
-		case next <- i:
-		case err := <-errs:
-			errs <- err
-			break feed
 		}
-	}
-	close(next)
-	wg.Wait()
-	select {
-	case err := <-errs:
+		return r, err
+	})
+	if err != nil {
 		return err
-	default:
+	}
+	for i, r := range readers {
+		a.ls[i].r = r
 	}
 	for _, u := range cfg.PublisherURLs {
 		c, err := Dial(ctx, u)

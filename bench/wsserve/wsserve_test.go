@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/servetest"
@@ -21,25 +22,19 @@ func serve(t *testing.T, impl string) string {
 
 // workload returns the five requests as impl names them, and their answers.
 func workload(impl string) ([][]byte, wsload.Expect) {
-	var rename func(string) string
 	if impl == "geth" {
-		rename = inprocess.GethRename
+		return wsload.Workload(inprocess.GethRename)
 	}
-	expect := wsload.Expect{}
-	for i, c := range inprocess.Workload {
-		expect[int64(i+1)] = c.Result
-	}
-	return inprocess.Requests(rename), expect
+	return wsload.Workload(nil)
 }
 
 func TestEveryServerAnswersPipelinedCalls(t *testing.T) {
 	for _, impl := range []string{"ours", "geth"} {
 		t.Run(impl, func(t *testing.T) {
 			reqs, expect := workload(impl)
-			rates, err := wsload.Pipeline(context.Background(), wsload.PipelineConfig{
-				URL: serve(t, impl), Conns: 2, Depth: 16, Requests: reqs, Expect: expect,
-				Warmup: 10 * time.Millisecond, Window: 20 * time.Millisecond, Windows: 2,
-			})
+			rates, err := pipeline.Run(context.Background(), pipeline.Config{Conns: 2, Depth: 16, Requests: reqs,
+				Expect: expect.Prepare(), Windows: pipeline.Windows{Warmup: 10 * time.Millisecond,
+					Length: 20 * time.Millisecond, Count: 2}}, wsload.Dialer(serve(t, impl)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,14 +94,18 @@ func TestEveryServerHoldsIdleConnections(t *testing.T) {
 	for _, impl := range []string{"ours", "geth"} {
 		t.Run(impl, func(t *testing.T) {
 			reqs, expect := workload(impl)
-			conns, err := wsload.OpenIdle(context.Background(), serve(t, impl), 30, 8, reqs[0], expect)
-			if err != nil {
-				t.Fatal(err)
+			url := serve(t, impl)
+			conns, err := pipeline.Open(context.Background(), 30, 8, func(ctx context.Context, _ int) (*wsload.Conn, error) {
+				c, err := wsload.Dial(ctx, url)
+				if err == nil {
+					err = pipeline.Call(c, reqs[0], expect)
+				}
+				return c, err
+			})
+			if err != nil || len(conns) != 30 {
+				t.Fatalf("%d connections, %v", len(conns), err)
 			}
-			if len(conns) != 30 {
-				t.Fatalf("%d connections", len(conns))
-			}
-			wsload.CloseAll(conns)
+			pipeline.CloseAll(conns)
 		})
 	}
 }
