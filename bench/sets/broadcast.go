@@ -135,15 +135,7 @@ func (ws *WebSocket) broadcastSessions(impls []wsImpl, n int) []broadcastSession
 		url := ws.shared[impl.name].url
 		sessions = append(sessions, broadcastSession{name: impl.name, work: broadcastStepWork,
 			open: func(ctx context.Context) (wsload.Broadcaster, error) {
-				return wsload.OpenBroadcast(ctx, wsload.BroadcastConfig{
-					URL: url, Subscribers: n,
-					Subscribe:    callRequest("demo_subscribe", `["chat"]`, 1),
-					Notification: "demo_subscription",
-					Publish: func(id int, text string) []byte {
-						return callRequest("demo_publish", `["chat",`+strconv.Quote(text)+`]`, id)
-					},
-					Timeout: 30 * time.Second,
-				})
+				return wsload.OpenBroadcast(ctx, chat([]string{url}, []string{url}, n))
 			}})
 	}
 	return append(sessions,
@@ -153,6 +145,16 @@ func (ws *WebSocket) broadcastSessions(impls []wsImpl, n int) []broadcastSession
 		broadcastSession{name: "writes_read", work: writesStepWork, open: func(context.Context) (wsload.Broadcaster, error) {
 			return wsload.OpenWritesRead(n, notificationSize)
 		}})
+}
+
+// chat is the session of the demo's chat: n subscribers spread over subs,
+// one publisher on each of pubs.
+func chat(subs, pubs []string, n int) wsload.BroadcastConfig {
+	return wsload.BroadcastConfig{SubscriberURLs: subs, PublisherURLs: pubs, Subscribers: n,
+		Subscribe: callRequest("demo_subscribe", `["chat"]`, 1), Notification: "demo_subscription",
+		Publish: func(id int, text string) []byte {
+			return callRequest("demo_publish", `["chat",`+strconv.Quote(text)+`]`, id)
+		}}
 }
 
 // notificationSize is the bytes of the writes alone: about a chat

@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -145,16 +144,12 @@ func Nodes(ctx context.Context, e *Env) schema.Set {
 		for _, r := range order {
 			e.Bar.Start("nodes: " + x + ", " + r.label)
 			subs, pubs := r.urls(x)
-			res, err := wsload.Delivery(ctx, wsload.DeliveryConfig{
-				SubscriberURLs: subs, PublisherURLs: pubs, Subscribers: n,
-				Subscribe:    callRequest("demo_subscribe", `["chat"]`, 1),
-				Notification: "demo_subscription",
-				Publish: func(id int, text string) []byte {
-					return callRequest("demo_publish", `["chat",`+strconv.Quote(text)+`]`, id)
-				},
+			session := chat(subs, pubs, n)
+			session.Timeout = 20 * time.Second
+			res, err := wsload.Delivery(ctx, wsload.DeliveryConfig{BroadcastConfig: session,
 				LatencyWarmup: p.BroadcastWarmup, LatencyRuns: p.BroadcastRuns,
 				Warmup: p.NodesWarmup, Window: p.NodesWindow, Windows: p.Runs,
-				InFlight: nodesInFlight, Lag: nodesLag, Timeout: 20 * time.Second, Clocks: clocks,
+				InFlight: nodesInFlight, Lag: nodesLag, Clocks: clocks,
 			})
 			e.Bar.Done(nodesStepWork(p))
 			if err != nil {

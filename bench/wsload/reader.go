@@ -17,7 +17,6 @@ import (
 	"io"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/gobwas/ws"
 )
@@ -108,12 +107,3 @@ func (r *Reader) ReadMessage(dst []byte) ([]byte, error) {
 
 // Close closes the connection without a closing handshake.
 func (r *Reader) Close() error { return r.nc.Close() }
-
-// SetReadDeadline bounds the reads of the connection, as
-// net.Conn.SetReadDeadline does; the zero time lifts the bound.
-func (r *Reader) SetReadDeadline(t time.Time) error {
-	if c, ok := r.nc.(interface{ SetReadDeadline(time.Time) error }); ok {
-		return c.SetReadDeadline(t)
-	}
-	return errors.New("wsload: the connection takes no deadline")
-}

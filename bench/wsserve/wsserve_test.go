@@ -45,22 +45,28 @@ func TestEveryServerAnswersPipelinedCalls(t *testing.T) {
 	}
 }
 
+// chat is the demo's chat with 20 subscribers at u.
+func chat(u string) wsload.BroadcastConfig {
+	return wsload.BroadcastConfig{SubscriberURLs: []string{u, u}, PublisherURLs: []string{u}, Subscribers: 20,
+		Subscribe:    []byte(`{"jsonrpc":"2.0","method":"demo_subscribe","params":["chat"],"id":1}`),
+		Notification: "demo_subscription", Timeout: 10 * time.Second,
+		Publish: func(id int, text string) []byte {
+			return []byte(`{"jsonrpc":"2.0","method":"demo_publish","params":["chat",` + strconv.Quote(text) + `],"id":` + strconv.Itoa(id) + `}`)
+		},
+	}
+}
+
 func TestEveryServerBroadcastsToEverySubscriber(t *testing.T) {
 	for _, impl := range Impls {
 		t.Run(impl, func(t *testing.T) {
-			times, err := wsload.Broadcast(context.Background(), wsload.BroadcastConfig{
-				URL: serve(t, impl), Subscribers: 20, Warmup: 1, Runs: 3, Timeout: 10 * time.Second,
-				Subscribe:    []byte(`{"jsonrpc":"2.0","method":"demo_subscribe","params":["chat"],"id":1}`),
-				Notification: "demo_subscription",
-				Publish: func(id int, text string) []byte {
-					return []byte(`{"jsonrpc":"2.0","method":"demo_publish","params":["chat",` + strconv.Quote(text) + `],"id":` + strconv.Itoa(id) + `}`)
-				},
-			})
+			b, err := wsload.OpenBroadcast(context.Background(), chat(serve(t, impl)))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(times) != 3 || times[0] <= 0 {
-				t.Fatalf("times %v", times)
+			defer b.Close()
+			times, err := wsload.Times(context.Background(), b, 1, 3)
+			if err != nil || len(times) != 3 || times[0] <= 0 {
+				t.Fatalf("times %v, %v", times, err)
 			}
 		})
 	}
@@ -69,16 +75,11 @@ func TestEveryServerBroadcastsToEverySubscriber(t *testing.T) {
 func TestOursAndTheFanOutDeliverAStreamToEverySubscriber(t *testing.T) {
 	for _, impl := range []string{"ours", "fanout", "fanout_parallel"} {
 		t.Run(impl, func(t *testing.T) {
-			u := serve(t, impl)
-			res, err := wsload.Delivery(context.Background(), wsload.DeliveryConfig{
-				SubscriberURLs: []string{u, u}, PublisherURLs: []string{u, u}, Subscribers: 20,
-				Subscribe:    []byte(`{"jsonrpc":"2.0","method":"demo_subscribe","params":["chat"],"id":1}`),
-				Notification: "demo_subscription",
-				Publish: func(id int, text string) []byte {
-					return []byte(`{"jsonrpc":"2.0","method":"demo_publish","params":["chat",` + strconv.Quote(text) + `],"id":` + strconv.Itoa(id) + `}`)
-				},
+			session := chat(serve(t, impl))
+			session.PublisherURLs = append(session.PublisherURLs, session.PublisherURLs...)
+			res, err := wsload.Delivery(context.Background(), wsload.DeliveryConfig{BroadcastConfig: session,
 				LatencyWarmup: 1, LatencyRuns: 2, Warmup: 20 * time.Millisecond, Window: 30 * time.Millisecond, Windows: 2,
-				InFlight: 4, Lag: 16, Timeout: 10 * time.Second,
+				InFlight: 4, Lag: 16,
 			})
 			if err != nil {
 				t.Fatal(err)

@@ -1,0 +1,355 @@
+package wsload
+
+// session.go holds subscribers and publishers on open connections: the
+// chat whose messages the broadcast and the delivery to many subscribers
+// time, one message at a time.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
+)
+
+// BroadcastConfig describes a broadcast session.
+type BroadcastConfig struct {
+	// SubscriberURLs are the ws:// endpoints, on loopback, the subscribers
+	// spread over: subscriber i dials SubscriberURLs[i%len].
+	SubscriberURLs []string
+	// PublisherURLs each get one publishing connection; the messages are
+	// published through them in turn.
+	PublisherURLs []string
+	// Subscribers is the number of subscribing connections, one
+	// subscription each.
+	Subscribers int
+	// Subscribe is the subscription request; its answer must be a success.
+	Subscribe []byte
+	// Publish returns the publish request for a message text.
+	Publish func(id int, text string) []byte
+	// Notification is the method name of the notifications.
+	Notification string
+	// Timeout bounds each wait: for a subscription's answer and for a
+	// message to reach every subscriber (default 30s).
+	Timeout time.Duration
+}
+
+// Broadcaster delivers messages, one at a time, to many receivers on
+// connections it holds open, and times each delivery.
+type Broadcaster interface {
+	// Publish delivers message number i (each number once) and returns
+	// the time until the last receiver had it.
+	Publish(ctx context.Context, i int) (time.Duration, error)
+	// Close closes the connections and waits for their goroutines.
+	Close()
+}
+
+// Times publishes warmup+runs messages through b, each once the one
+// before has reached every receiver, and returns the timed ones' times.
+func Times(ctx context.Context, b Broadcaster, warmup, runs int) ([]time.Duration, error) {
+	times := make([]time.Duration, 0, runs)
+	for i := range warmup + runs {
+		d, err := b.Publish(ctx, i)
+		if err != nil {
+			return nil, err
+		}
+		if i >= warmup {
+			times = append(times, d)
+		}
+	}
+	return times, nil
+}
+
+// OpenBroadcast dials and subscribes cfg.Subscribers connections (Conn) and
+// the publishers, and starts reading them: a Broadcaster whose delivery
+// time runs from just before the publish request is written until the last
+// subscriber has read the notification.
+func OpenBroadcast(ctx context.Context, cfg BroadcastConfig) (Broadcaster, error) {
+	return openSession(ctx, cfg, func(ctx context.Context, url string) (subscriber, error) { return Dial(ctx, url) })
+}
+
+// subscriber is a subscribing connection: a Conn, or a Reader.
+type subscriber interface {
+	Send(msg []byte) error
+	ReadMessage(dst []byte) ([]byte, error)
+	Close() error
+}
+
+// listener is one subscriber: its connection and the notifications it
+// has read, alone on its cache lines so that the readers on other cores
+// do not share them.
+type listener struct {
+	r      subscriber
+	n      atomic.Int64
+	probed atomic.Bool
+	_      [104]byte
+}
+
+// publisher is one publishing connection and its calls.
+type publisher struct {
+	c        *Conn
+	sent     int64 // written by the publishing goroutine only
+	answered atomic.Int64
+}
+
+// session is the subscribers and the publishing connections.
+type session struct {
+	cfg                 BroadcastConfig
+	notification, probe []byte
+	ls                  []listener
+	pubs                []*publisher
+	round               round
+	probing, stopping   atomic.Bool
+	failed              chan error
+	wg                  sync.WaitGroup
+	published           int64 // messages published, probes left out
+	id                  int
+}
+
+// openSession dials the subscribers with dial and subscribes them, dials
+// the publishers, and starts a reader on every connection.
+func openSession(ctx context.Context, cfg BroadcastConfig, dial func(context.Context, string) (subscriber, error)) (*session, error) {
+	if cfg.Subscribers < 1 || len(cfg.SubscriberURLs) == 0 || len(cfg.PublisherURLs) == 0 || cfg.Publish == nil {
+		return nil, errors.New("wsload: a broadcast needs subscribers, servers, publishers and a publish request")
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 30 * time.Second
+	}
+	s := &session{cfg: cfg, notification: []byte(`"method":"` + cfg.Notification + `"`),
+		probe: []byte(`"result":"probe"`), failed: make(chan error, cfg.Subscribers+len(cfg.PublisherURLs)+1)}
+	subs, err := pipeline.Open(ctx, cfg.Subscribers, 16, func(ctx context.Context, i int) (subscriber, error) {
+		r, err := dial(ctx, cfg.SubscriberURLs[i%len(cfg.SubscriberURLs)])
+		if err == nil {
+			if err = subscribe(r, cfg.Subscribe, cfg.Timeout); err != nil {
+				r.Close()
+			}
+		}
+		return r, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.ls = make([]listener, len(subs))
+	for i, r := range subs {
+		s.ls[i].r = r
+	}
+	for _, u := range cfg.PublisherURLs {
+		c, err := Dial(ctx, u)
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		s.pubs = append(s.pubs, &publisher{c: c})
+	}
+	for i := range s.ls {
+		s.wg.Go(func() { s.listen(&s.ls[i]) })
+	}
+	for _, p := range s.pubs {
+		s.wg.Go(func() { s.drain(p) })
+	}
+	return s, nil
+}
+
+// subscribe sends sub on r and checks its answer, which must come within
+// timeout.
+func subscribe(r subscriber, sub []byte, timeout time.Duration) error {
+	late := time.AfterFunc(timeout, func() { r.Close() })
+	err := r.Send(sub)
+	var msg []byte
+	if err == nil {
+		msg, err = r.ReadMessage(nil)
+	}
+	if !late.Stop() {
+		err = fmt.Errorf("no answer within %v", timeout)
+	}
+	if err == nil && !success(msg) {
+		err = fmt.Errorf("answered %.200s", msg)
+	}
+	if err != nil {
+		return fmt.Errorf("wsload: subscribe: %w", err)
+	}
+	return nil
+}
+
+// success reports whether msg is a successful answer.
+func success(msg []byte) bool {
+	return bytes.Contains(msg, []byte(`"result":`)) && !bytes.Contains(msg, []byte(`"error":`))
+}
+
+// fail hands err on unless the session is closing.
+func (s *session) fail(err error) {
+	if s.stopping.Load() {
+		return
+	}
+	select {
+	case s.failed <- err:
+	default:
+	}
+}
+
+// listen reads one subscriber's notifications until its connection ends:
+// each must be a notification; a probe marks the subscriber live while the
+// session probes, and every other one is counted.
+func (s *session) listen(l *listener) {
+	var buf []byte
+	for {
+		msg, err := l.r.ReadMessage(buf)
+		if err != nil {
+			s.fail(fmt.Errorf("wsload: subscriber: %w", err))
+			return
+		}
+		at := time.Now().UnixNano()
+		if !bytes.Contains(msg, s.notification) {
+			s.fail(fmt.Errorf("wsload: subscriber got %.200s", msg))
+			return
+		}
+		if s.probing.Load() && bytes.Contains(msg, s.probe) {
+			l.probed.Store(true)
+		} else {
+			s.round.arrived(msg, at)
+			l.n.Add(1)
+		}
+		buf = msg
+	}
+}
+
+// drain reads a publisher's answers, which must be successes.
+func (s *session) drain(p *publisher) {
+	var buf []byte
+	for {
+		msg, err := p.c.ReadMessage(buf)
+		if err == nil && !success(msg) {
+			err = fmt.Errorf("publish answered %.200s", msg)
+		}
+		if err != nil {
+			s.fail(fmt.Errorf("wsload: publisher: %w", err))
+			return
+		}
+		p.answered.Add(1)
+		buf = msg
+	}
+}
+
+// Close closes every connection and waits for the readers.
+func (s *session) Close() {
+	s.stopping.Store(true)
+	for i := range s.ls {
+		s.ls[i].r.Close()
+	}
+	for _, p := range s.pubs {
+		p.c.Close()
+	}
+	s.wg.Wait()
+}
+
+// counts returns the fewest notifications a subscriber has read, and all
+// of theirs together.
+func (s *session) counts() (least, total int64) {
+	least = -1
+	for i := range s.ls {
+		n := s.ls[i].n.Load()
+		total += n
+		if least < 0 || n < least {
+			least = n
+		}
+	}
+	return least, total
+}
+
+// send queues message text on the next publisher in turn and returns the
+// publisher it went to.
+func (s *session) send(text string) (*publisher, error) {
+	p := s.pubs[s.published%int64(len(s.pubs))]
+	s.id++
+	if err := p.c.Write(s.cfg.Publish(s.id, text)); err != nil {
+		return nil, err
+	}
+	p.sent++
+	return p, nil
+}
+
+// wait waits for done, a failure, ctx or the timeout, which what names.
+func (s *session) wait(ctx context.Context, done <-chan struct{}, what func() string) error {
+	t := time.NewTimer(s.cfg.Timeout)
+	defer t.Stop()
+	select {
+	case <-done:
+		return nil
+	case err := <-s.failed:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return errors.New("wsload: " + what())
+	}
+}
+
+// Publish publishes message i alone and returns the time until the last
+// subscriber has read it.
+func (s *session) Publish(ctx context.Context, i int) (time.Duration, error) {
+	text := "m" + strconv.Itoa(i)
+	st := s.round.start(strconv.Quote(text), len(s.ls))
+	defer s.round.cur.Store(nil)
+	start := time.Now()
+	p, err := s.send(text)
+	if err == nil {
+		err = p.c.Flush()
+	}
+	if err != nil {
+		return 0, err
+	}
+	s.published++
+	err = s.wait(ctx, st.done, func() string {
+		return fmt.Sprintf("%d of %d subscribers still wait for %s after %v", st.waiting.Load(), len(s.ls), text,
+			s.cfg.Timeout)
+	})
+	return time.Duration(st.last.Load() - start.UnixNano()), err
+}
+
+// round is the message being broadcast and who still waits for it.
+type round struct {
+	cur atomic.Pointer[roundState]
+}
+
+// roundState is one message's delivery.
+type roundState struct {
+	want    []byte // `"result":` and the quoted text of the message
+	waiting atomic.Int64
+	last    atomic.Int64 // the latest arrival, Unix ns
+	done    chan struct{}
+}
+
+// start begins a round for the quoted text with n subscribers waiting.
+func (r *round) start(quoted string, n int) *roundState {
+	st := &roundState{want: []byte(`"result":` + quoted), done: make(chan struct{})}
+	st.waiting.Store(int64(n))
+	r.cur.Store(st)
+	return st
+}
+
+// arrived records that one subscriber has msg, if it is this round's.
+func (r *round) arrived(msg []byte, at int64) {
+	st := r.cur.Load()
+	if st == nil || !bytes.Contains(msg, st.want) {
+		return
+	}
+	keepLatest(&st.last, at)
+	if st.waiting.Add(-1) == 0 {
+		close(st.done)
+	}
+}
+
+// keepLatest stores at in last unless last holds a later time already.
+func keepLatest(last *atomic.Int64, at int64) {
+	for {
+		l := last.Load()
+		if at <= l || last.CompareAndSwap(l, at) {
+			return
+		}
+	}
+}
