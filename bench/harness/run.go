@@ -14,8 +14,8 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/caddyproc"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/progress"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/serverproc"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/sets"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsserve"
 )
 
 // Options configures a run.
@@ -64,7 +64,7 @@ func Run(ctx context.Context, o Options) (*schema.Doc, error) {
 		groups = o.Only
 	}
 	has := func(g string) bool { return slices.Contains(groups, g) }
-	openFiles := wsserve.RaiseOpenFiles()
+	openFiles := serverproc.RaiseOpenFiles()
 	doc := &schema.Doc{
 		Schema: schema.Version, Title: "caddy-jsonrpc benchmarks", Date: start.UTC().Format(time.RFC3339),
 		Quick: o.Profile.Name == "quick", Machine: describeMachine(),

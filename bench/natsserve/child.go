@@ -1,7 +1,7 @@
 package natsserve
 
-// child.go is the server process: start nats-server, print its URL, serve
-// until SIGTERM.
+// child.go runs nats-server: in the child process, print its URL and serve
+// until ctx ends; from the harness, start that process.
 
 import (
 	"context"
@@ -9,31 +9,43 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/serverproc"
 )
 
 // Subcommand is the first argument that makes the harness binary the NATS
-// server.
+// server (serverproc.ChildMain with Serve).
 const Subcommand = "serve-nats"
 
-// Main runs the server with its JetStream store in args[0] and returns the
-// exit code.
-func Main(args []string) int {
-	if len(args) != 1 || args[0] == "" {
-		fmt.Fprintln(os.Stderr, "usage: serve-nats <store dir>")
-		return 2
+// Server is a running NATS server.
+type Server struct {
+	*serverproc.Child
+	dir string
+}
+
+// Start runs the NATS server in a child process of this executable, with
+// its JetStream store in a fresh temporary directory, and waits for its
+// nats:// URL, the child's Addr.
+func Start(ctx context.Context) (*Server, error) {
+	dir, err := os.MkdirTemp("", "bench-nats-")
+	if err != nil {
+		return nil, err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
-	if err := Serve(ctx, args[0], os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "serve-nats:", err)
-		return 1
+	c, err := serverproc.StartChild(ctx, Subcommand, dir, "nats://127.0.0.1:")
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
 	}
-	return 0
+	return &Server{Child: c, dir: dir}, nil
+}
+
+// Stop ends the server and removes its store.
+func (s *Server) Stop() {
+	s.Proc.Stop()
+	os.RemoveAll(s.dir)
 }
 
 // Serve starts nats-server on a free loopback port with JetStream storing

@@ -161,23 +161,3 @@ func parseRSS(status string) (int64, error) {
 	}
 	return 0, errors.New("no VmRSS in /proc/<pid>/status")
 }
-
-// StartSelf runs this executable again as `<subcommand> <impl>`, a child
-// server, and returns it with the first line it prints (its address),
-// read within 30 seconds. The child is stopped when that fails.
-func StartSelf(ctx context.Context, subcommand, impl string) (*Proc, string, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, "", err
-	}
-	p, err := Start(ctx, "", nil, exe, subcommand, impl)
-	if err != nil {
-		return nil, "", err
-	}
-	line, err := p.Line(30 * time.Second)
-	if err != nil {
-		p.Stop()
-		return nil, "", err
-	}
-	return p, line, nil
-}

@@ -11,12 +11,13 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/clientload"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/serverproc"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsserve"
 )
 
 // Clients holds the server the client set calls.
 type Clients struct {
-	server  *wsserve.Server
+	server  *serverproc.Child
 	harness string
 }
 
@@ -156,7 +157,7 @@ func (c *Clients) Pipelined(ctx context.Context, e *Env) schema.Set {
 		for run := range e.Profile.Runs {
 			for _, r := range clientSeries {
 				e.Bar.Start(fmt.Sprintf("Go clients run %d/%d: %s, %s", run+1, e.Profile.Runs, cell.x(), r.name))
-				cfg := clientload.Config{URL: c.server.URL, Client: r.name, Conns: cell.conns, Depth: cell.depth,
+				cfg := clientload.Config{URL: c.server.Addr, Client: r.name, Conns: cell.conns, Depth: cell.depth,
 					Calls: calls, Windows: w}
 				if r.numeric {
 					cfg.Numeric = n

@@ -96,7 +96,7 @@ func (st *Stream) Memory(ctx context.Context, e *Env, openFiles uint64) schema.S
 			if err != nil {
 				return nil, err
 			}
-			return &server{dial: streamload.Dialer(g.Network, g.Addr), rss: g.Proc.RSS, stop: g.Stop}, nil
+			return &server{dial: streamload.Dialer(g.Network, g.Addr), rss: g.RSS, stop: g.Stop}, nil
 		}},
 	})
 }

@@ -201,7 +201,7 @@ func startNodes(ctx context.Context, e *Env) (_ *nodeServers, err error) {
 		return nil, fmt.Errorf("starting nats-server: %w", err)
 	}
 	for i := range 2 {
-		c, err := caddyproc.StartWS(ctx, e.CaddyBin, e.NodesConfig, []string{"BENCH_NATS_URL=" + ns.nats.URL})
+		c, err := caddyproc.StartWS(ctx, e.CaddyBin, e.NodesConfig, []string{"BENCH_NATS_URL=" + ns.nats.Addr})
 		if err != nil {
 			return nil, fmt.Errorf("starting Caddy node %d: %w", i+1, err)
 		}

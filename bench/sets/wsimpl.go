@@ -57,7 +57,7 @@ func NewWebSocket(ctx context.Context, e *Env) (*WebSocket, error) {
 			if err != nil {
 				return nil, err
 			}
-			return wsServer(s.URL, s.Proc.RSS, s.Stop), nil
+			return wsServer(s.Addr, s.RSS, s.Stop), nil
 		}
 	}
 	ours := wsImpl{name: "ours", role: schema.Ours}

@@ -1,7 +1,7 @@
 package streamserve
 
 // child.go is the server process: listen, print the address, serve until
-// SIGTERM.
+// ctx ends.
 
 import (
 	"context"
@@ -9,35 +9,36 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
+	"strings"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/grpcpeer"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsserve"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/serverproc"
 )
 
 // Impls are the servers a child can run.
 var Impls = []string{"geth", "grpc", "bare"}
 
 // Subcommand is the first argument that makes the harness binary a stream
-// server.
+// server (serverproc.ChildMain with Serve).
 const Subcommand = "serve-stream"
 
-// Main runs the server named by args[0] and returns the exit code.
-func Main(args []string) int {
-	if len(args) != 1 {
-		fmt.Fprintln(os.Stderr, "usage: serve-stream geth|grpc|bare")
-		return 2
+// Server is a running child server.
+type Server struct {
+	*serverproc.Child
+	// Network ("tcp" or "unix") and Addr are where it listens.
+	Network, Addr string
+}
+
+// Start runs impl in a child process of this executable and waits for its
+// address.
+func Start(ctx context.Context, impl string) (*Server, error) {
+	c, err := serverproc.StartChild(ctx, Subcommand, impl, "tcp ", "unix ")
+	if err != nil {
+		return nil, err
 	}
-	wsserve.RaiseOpenFiles()
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
-	if err := Serve(ctx, args[0], os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "serve-stream:", err)
-		return 1
-	}
-	return 0
+	network, addr, _ := strings.Cut(c.Addr, " ")
+	return &Server{Child: c, Network: network, Addr: addr}, nil
 }
 
 // Serve listens (a unix socket in a fresh temporary directory for geth, a

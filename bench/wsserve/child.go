@@ -1,7 +1,7 @@
 package wsserve
 
-// child.go is the server process: listen, print the URL, serve until
-// SIGTERM.
+// child.go is the server process: listen, print the URL, serve until ctx
+// ends.
 
 import (
 	"context"
@@ -9,33 +9,15 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/serverproc"
 )
 
 // Impls are the servers a child can run: the two JSON-RPC servers, and
 // "fanout" and "fanout_parallel", the bare fan-outs of the broadcast set
 // (subscribe and publish only).
 var Impls = []string{"ours", "geth", "fanout", "fanout_parallel"}
-
-// Main runs the server named by args[0] and returns the exit code. It
-// prints the server's ws:// URL on stdout once it listens.
-func Main(args []string) int {
-	if len(args) != 1 {
-		fmt.Fprintln(os.Stderr, "usage: serve-ws ours|geth|fanout")
-		return 2
-	}
-	RaiseOpenFiles()
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
-	if err := Serve(ctx, args[0], os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "serve-ws:", err)
-		return 1
-	}
-	return 0
-}
 
 // Serve listens on a free loopback port, writes the ws:// URL of impl's
 // endpoint and a newline to w, and serves until ctx ends.
@@ -78,18 +60,12 @@ func Serve(ctx context.Context, impl string, w io.Writer) error {
 	}
 }
 
-// RaiseOpenFiles lifts this process's soft limit on open files to the hard
-// limit, for the thousands of connections of the memory and broadcast
-// sets, and returns the limit now in force.
-func RaiseOpenFiles() uint64 {
-	var lim syscall.Rlimit
-	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) != nil {
-		return 0
-	}
-	if lim.Cur < lim.Max {
-		lim.Cur = lim.Max
-		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim)
-		_ = syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim)
-	}
-	return lim.Cur
+// Subcommand is the first argument that makes the harness binary a
+// WebSocket server (serverproc.ChildMain with Serve).
+const Subcommand = "serve-ws"
+
+// Start runs impl in a child process of this executable and waits for its
+// ws:// URL, the child's Addr.
+func Start(ctx context.Context, impl string) (*serverproc.Child, error) {
+	return serverproc.StartChild(ctx, Subcommand, impl, "ws://127.0.0.1:")
 }

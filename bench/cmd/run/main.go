@@ -17,6 +17,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -27,20 +28,18 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/natsserve"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/report"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/serverproc"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/sets"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/streamserve"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsserve"
 )
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == wsserve.Subcommand {
-		os.Exit(wsserve.Main(os.Args[2:]))
+	children := map[string]func(context.Context, string, io.Writer) error{
+		wsserve.Subcommand: wsserve.Serve, streamserve.Subcommand: streamserve.Serve, natsserve.Subcommand: natsserve.Serve,
 	}
-	if len(os.Args) > 1 && os.Args[1] == streamserve.Subcommand {
-		os.Exit(streamserve.Main(os.Args[2:]))
-	}
-	if len(os.Args) > 1 && os.Args[1] == natsserve.Subcommand {
-		os.Exit(natsserve.Main(os.Args[2:]))
+	if serve, ok := children[os.Args[min(1, len(os.Args)-1)]]; ok {
+		os.Exit(serverproc.ChildMain(os.Args[1], os.Args[2:], serve))
 	}
 	os.Exit(run())
 }
