@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/load"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/serverproc"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/streamload"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
@@ -46,6 +47,20 @@ type Caddy struct {
 // Start runs bin with the Caddyfile config and waits until both /rpc and
 // /static answer the add call right over HTTPS.
 func Start(ctx context.Context, bin, config string) (*Caddy, error) {
+	return start(ctx, bin, config, nil, true)
+}
+
+// StartWS runs bin with the Caddyfile config, which serves jsonrpc over
+// ws:// on 127.0.0.1:{$BENCH_WS_PORT}/rpc and may read the variables of
+// env, and waits until /rpc answers the add call over WebSocket. Only the
+// WS field of the Caddy it returns is served.
+func StartWS(ctx context.Context, bin, config string, env []string) (*Caddy, error) {
+	return start(ctx, bin, config, env, false)
+}
+
+// start runs bin with config on free ports, in a temporary directory, and
+// waits until it answers over HTTPS (https) or over WebSocket.
+func start(ctx context.Context, bin, config string, env []string, https bool) (*Caddy, error) {
 	ports, err := freePorts(4)
 	if err != nil {
 		return nil, err
@@ -54,11 +69,11 @@ func Start(ctx context.Context, bin, config string) (*Caddy, error) {
 	if err != nil {
 		return nil, err
 	}
-	env := []string{
+	env = append([]string{
 		"BENCH_HTTPS_PORT=" + ports[0], "BENCH_HTTP_PORT=" + ports[1], "BENCH_WS_PORT=" + ports[2],
 		"BENCH_TCP_PORT=" + ports[3], "BENCH_SOCKET=" + dir + "/rpc.sock",
 		"XDG_DATA_HOME=" + dir + "/data", "XDG_CONFIG_HOME=" + dir + "/config",
-	}
+	}, env...)
 	p, err := serverproc.Start(ctx, "", env, bin, "run", "--config", config, "--adapter", "caddyfile")
 	if err != nil {
 		os.RemoveAll(dir)
@@ -66,35 +81,11 @@ func Start(ctx context.Context, bin, config string) (*Caddy, error) {
 	}
 	c := &Caddy{Proc: p, HTTPS: "https://127.0.0.1:" + ports[0], WS: "ws://127.0.0.1:" + ports[2] + "/rpc",
 		TCP: "127.0.0.1:" + ports[3], Socket: dir + "/rpc.sock", dir: dir}
-	if err := c.waitReady(ctx, 30*time.Second, c.check); err != nil {
-		c.Stop()
-		return nil, err
+	ready := c.ServesWebSocket
+	if https {
+		ready = c.check
 	}
-	return c, nil
-}
-
-// StartWS runs bin with the Caddyfile config, which serves jsonrpc over
-// ws:// on 127.0.0.1:{$BENCH_WS_PORT}/rpc and may read the variables of
-// env, and waits until /rpc answers the add call over WebSocket. Only the
-// WS field of the Caddy it returns is set.
-func StartWS(ctx context.Context, bin, config string, env []string) (*Caddy, error) {
-	ports, err := freePorts(1)
-	if err != nil {
-		return nil, err
-	}
-	dir, err := os.MkdirTemp("", "bench-caddy-")
-	if err != nil {
-		return nil, err
-	}
-	env = append([]string{"BENCH_WS_PORT=" + ports[0], "XDG_DATA_HOME=" + dir + "/data",
-		"XDG_CONFIG_HOME=" + dir + "/config"}, env...)
-	p, err := serverproc.Start(ctx, "", env, bin, "run", "--config", config, "--adapter", "caddyfile")
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, err
-	}
-	c := &Caddy{Proc: p, WS: "ws://127.0.0.1:" + ports[0] + "/rpc", dir: dir}
-	if err := c.waitReady(ctx, 30*time.Second, c.ServesWebSocket); err != nil {
+	if err := c.waitReady(ctx, 30*time.Second, ready); err != nil {
 		c.Stop()
 		return nil, err
 	}
@@ -141,31 +132,8 @@ func (c *Caddy) check(ctx context.Context) error {
 // ServesStreams returns nil when the jsonrpc app answers the add call over
 // its TCP listener and its unix socket.
 func (c *Caddy) ServesStreams(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
 	for _, l := range [][2]string{{"tcp", c.TCP}, {"unix", c.Socket}} {
-		conn, err := streamload.Dial(ctx, l[0], l[1])
-		if err != nil {
-			return err
-		}
-		err = conn.Send([]byte(AddCall))
-		got := make(chan error, 1)
-		go func() {
-			line, err := conn.ReadLine(nil)
-			if err == nil && string(line) != AddAnswer {
-				err = fmt.Errorf("answered %q", line)
-			}
-			got <- err
-		}()
-		if err == nil {
-			select {
-			case err = <-got:
-			case <-ctx.Done():
-				err = errors.New("no answer")
-			}
-		}
-		conn.Close()
-		if err != nil {
+		if err := callAdd(ctx, streamload.Dialer(l[0], l[1])); err != nil {
 			return fmt.Errorf("jsonrpc app over %s %s: %w", l[0], l[1], err)
 		}
 	}
@@ -175,30 +143,35 @@ func (c *Caddy) ServesStreams(ctx context.Context) error {
 // ServesWebSocket returns nil when jsonrpc upgrades a WebSocket request on
 // the cleartext site and answers the add call over it.
 func (c *Caddy) ServesWebSocket(ctx context.Context) error {
+	return callAdd(ctx, wsload.Dialer(c.WS))
+}
+
+// callAdd makes the add call on a connection from dial, which must answer
+// AddAnswer within 5 seconds.
+func callAdd(ctx context.Context, dial func(context.Context) (pipeline.Conn, error)) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	conn, err := wsload.Dial(ctx, c.WS)
+	conn, err := dial(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	if err := conn.Send([]byte(AddCall)); err != nil {
-		return err
+	defer context.AfterFunc(ctx, func() { conn.Close() })()
+	if err := pipeline.Call(conn, []byte(AddCall), addAnswer{}); err != nil {
+		return errors.Join(err, ctx.Err())
 	}
-	got := make(chan error, 1)
-	go func() {
-		msg, err := conn.ReadMessage(nil)
-		if err == nil && string(msg) != AddAnswer {
-			err = fmt.Errorf("answered %q", msg)
-		}
-		got <- err
-	}()
-	select {
-	case err := <-got:
-		return err
-	case <-ctx.Done():
-		return errors.New("no answer over WebSocket")
+	return nil
+}
+
+// addAnswer accepts AddAnswer only.
+type addAnswer struct{}
+
+// Check implements pipeline.Checker.
+func (addAnswer) Check(answer []byte) error {
+	if string(answer) != AddAnswer {
+		return fmt.Errorf("answered %q", answer)
 	}
+	return nil
 }
 
 // Stop stops Caddy and removes its data.
