@@ -38,19 +38,77 @@ type Options struct {
 // Groups are the groups of sets the harness measures, in order.
 var Groups = []string{"inprocess", "http", "websocket", "stream", "client", "nodes"}
 
+// group is one group of sets: their ids, whether they measure a Caddy of
+// their own (started fresh for the group, so that no group measures a
+// server another has loaded), their estimated work, and how to run them.
+type group struct {
+	ids   []string
+	caddy bool
+	work  func(sets.Profile) int
+	run   func(ctx context.Context, env *sets.Env, openFiles uint64) ([]schema.Set, error)
+}
+
+// groups are the groups by name.
+var groups = map[string]group{
+	"inprocess": {ids: []string{"inprocess"}, work: sets.InProcessWork,
+		run: func(ctx context.Context, env *sets.Env, _ uint64) ([]schema.Set, error) {
+			return []schema.Set{measureSet(func() schema.Set { return sets.InProcess(ctx, env) })}, nil
+		}},
+	"http": {ids: []string{"http", "http_batch"}, caddy: true, work: sets.HTTPWork,
+		run: func(ctx context.Context, env *sets.Env, _ uint64) ([]schema.Set, error) {
+			return withSteal(func() []schema.Set { return sets.HTTP(ctx, env) }), nil
+		}},
+	"websocket": {ids: []string{"ws_pipelined", "ws_broadcast", "ws_memory"}, caddy: true,
+		work: func(p sets.Profile) int { return sets.PipelinedWork(p) + sets.BroadcastWork(p) + sets.MemoryWork(p) },
+		run: func(ctx context.Context, env *sets.Env, openFiles uint64) ([]schema.Set, error) {
+			ws, err := sets.NewWebSocket(ctx, env)
+			if err != nil {
+				return nil, err
+			}
+			defer ws.Close()
+			return measureSets(
+				func() schema.Set { return ws.Pipelined(ctx, env) },
+				func() schema.Set { return ws.Broadcast(ctx, env) },
+				func() schema.Set { return ws.Memory(ctx, env, openFiles) }), nil
+		}},
+	"stream": {ids: []string{"stream_pipelined", "stream_blocking", "stream_grpc", "stream_flood", "stream_memory"},
+		caddy: true, work: sets.StreamWork,
+		run: func(ctx context.Context, env *sets.Env, openFiles uint64) ([]schema.Set, error) {
+			st, err := sets.NewStream(ctx, env)
+			if err != nil {
+				return nil, err
+			}
+			defer st.Close()
+			return measureSets(
+				func() schema.Set { return st.Pipelined(ctx, env) },
+				func() schema.Set { return st.Blocking(ctx, env) },
+				func() schema.Set { return st.GRPC(ctx, env) },
+				func() schema.Set { return st.Streaming(ctx, env) },
+				func() schema.Set { return st.Memory(ctx, env, openFiles) }), nil
+		}},
+	"client": {ids: []string{"client_pipelined"}, work: sets.ClientWork,
+		run: func(ctx context.Context, env *sets.Env, _ uint64) ([]schema.Set, error) {
+			// Its server is a child process, not Caddy.
+			env.Bar.Start("starting the server of the Go clients")
+			c, err := sets.NewClients(ctx)
+			if err != nil {
+				return nil, err
+			}
+			defer c.Close()
+			return measureSets(func() schema.Set { return c.Pipelined(ctx, env) }), nil
+		}},
+	"nodes": {ids: []string{"nodes_broadcast"}, work: sets.NodesWork,
+		run: func(ctx context.Context, env *sets.Env, _ uint64) ([]schema.Set, error) {
+			// The set starts its own nats-server and Caddy nodes.
+			return measureSets(func() schema.Set { return sets.Nodes(ctx, env) }), nil
+		}},
+}
+
 // SetIDs returns the ids of the sets a run of groups produces.
-func SetIDs(groups []string) []string {
-	ids := map[string][]string{
-		"inprocess": {"inprocess"},
-		"http":      {"http", "http_batch"},
-		"websocket": {"ws_pipelined", "ws_broadcast", "ws_memory"},
-		"stream":    streamSetIDs,
-		"client":    {"client_pipelined"},
-		"nodes":     {"nodes_broadcast"},
-	}
+func SetIDs(names []string) []string {
 	var out []string
-	for _, g := range groups {
-		out = append(out, ids[g]...)
+	for _, g := range names {
+		out = append(out, groups[g].ids...)
 	}
 	return append(out, "browser")
 }
@@ -59,11 +117,10 @@ func SetIDs(groups []string) []string {
 func Run(ctx context.Context, o Options) (*schema.Doc, error) {
 	start := time.Now()
 	clock := readCPUClock()
-	groups := Groups
+	names := Groups
 	if len(o.Only) > 0 {
-		groups = o.Only
+		names = o.Only
 	}
-	has := func(g string) bool { return slices.Contains(groups, g) }
 	openFiles := serverproc.RaiseOpenFiles()
 	doc := &schema.Doc{
 		Schema: schema.Version, Title: "caddy-jsonrpc benchmarks", Date: start.UTC().Format(time.RFC3339),
@@ -72,61 +129,45 @@ func Run(ctx context.Context, o Options) (*schema.Doc, error) {
 		Policy:  policy(o.Profile),
 	}
 	doc.Machine.OpenFilesLimit = openFiles
-	if (has("http") || has("websocket") || has("stream") || has("nodes")) && !executable(o.Caddy) {
+	work := 0
+	for _, name := range names {
+		g, ok := groups[name]
+		if !ok {
+			return nil, fmt.Errorf("bench: no group %q: want some of %v", name, Groups)
+		}
+		work += g.work(o.Profile)
+	}
+	if (slices.ContainsFunc(names, func(n string) bool { return groups[n].caddy }) || slices.Contains(names, "nodes")) &&
+		!executable(o.Caddy) {
 		if err := buildCaddy(ctx, o.Repo); err != nil {
 			return nil, err
 		}
 	}
 	doc.Versions = describeVersions(o.Repo, o.Caddy)
-
-	work := 0
-	p := o.Profile
-	if has("inprocess") {
-		work += sets.InProcessWork(p)
-	}
-	if has("http") {
-		work += sets.HTTPWork(p)
-	}
-	if has("websocket") {
-		work += sets.PipelinedWork(p) + sets.BroadcastWork(p) + sets.MemoryWork(p)
-	}
-	if has("stream") {
-		work += sets.StreamWork(p)
-	}
-	if has("client") {
-		work += sets.ClientWork(p)
-	}
-	if has("nodes") {
-		work += sets.NodesWork(p)
-	}
-	env := &sets.Env{Profile: p, Bar: progress.New(os.Stderr, work), CaddyBin: o.Caddy,
+	env := &sets.Env{Profile: o.Profile, Bar: progress.New(os.Stderr, work), CaddyBin: o.Caddy,
 		CaddyConfig: filepath.Join(o.Repo, "bench", "Caddyfile.bench"),
 		NodesConfig: filepath.Join(o.Repo, "bench", "Caddyfile.nodes")}
-
-	if has("inprocess") {
-		doc.Sets = append(doc.Sets, measureSet(func() schema.Set { return sets.InProcess(ctx, env) }))
-	}
-	if has("http") {
-		withCaddy(ctx, env, func() {
-			doc.Sets = append(doc.Sets, withSteal(func() []schema.Set { return sets.HTTP(ctx, env) })...)
-		})
-	}
-	if has("websocket") {
-		withCaddy(ctx, env, func() { doc.Sets = append(doc.Sets, websocketSets(ctx, env, openFiles)...) })
-	}
-	if has("stream") {
-		withCaddy(ctx, env, func() { doc.Sets = append(doc.Sets, streamSets(ctx, env, openFiles)...) })
-	}
-	if has("client") {
-		doc.Sets = append(doc.Sets, clientSets(ctx, env)...)
-	}
-	if has("nodes") {
-		// The set starts its own nats-server and Caddy nodes.
-		doc.Sets = append(doc.Sets, measureSet(func() schema.Set { return sets.Nodes(ctx, env) }))
+	for _, name := range names {
+		g := groups[name]
+		if g.caddy {
+			env.Bar.Start("starting Caddy")
+			if env.Caddy, env.CaddyErr = caddyproc.Start(ctx, env.CaddyBin, env.CaddyConfig); env.CaddyErr != nil {
+				env.Bar.Note("bench: Caddy did not start: %v", env.CaddyErr)
+			}
+		}
+		measured, err := g.run(ctx, env, openFiles)
+		for _, id := range g.ids[len(measured):] { // none when run returned every set
+			measured = append(measured, schema.Set{ID: id, Group: name, Title: id, Status: schema.Failed, Error: err.Error()})
+		}
+		doc.Sets = append(doc.Sets, measured...)
+		if env.Caddy != nil {
+			env.Caddy.Stop()
+			env.Caddy = nil
+		}
 	}
 	doc.Sets = append(doc.Sets, sets.Browser(o.Browser))
 	env.Bar.Finish()
-	for _, g := range sets.Goals(doc, p) {
+	for _, g := range sets.Goals(doc, o.Profile) {
 		// A run of some groups checks their goals only.
 		if len(o.Only) == 0 || doc.Find(g.Set) != nil {
 			doc.Goals = append(doc.Goals, g)
@@ -136,75 +177,6 @@ func Run(ctx context.Context, o Options) (*schema.Doc, error) {
 	doc.Machine.CPUSteal = stealSince(clock)
 	doc.Harness.Seconds = float64(time.Since(start).Round(100*time.Millisecond)) / float64(time.Second)
 	return doc, nil
-}
-
-// withCaddy starts a fresh Caddy for the sets run by f, so that no group
-// measures a server another group has loaded, and stops it after.
-func withCaddy(ctx context.Context, env *sets.Env, f func()) {
-	env.Bar.Start("starting Caddy")
-	env.Caddy, env.CaddyErr = caddyproc.Start(ctx, env.CaddyBin, env.CaddyConfig)
-	if env.CaddyErr != nil {
-		env.Bar.Note("bench: Caddy did not start: %v", env.CaddyErr)
-	}
-	f()
-	if env.Caddy != nil {
-		env.Caddy.Stop()
-		env.Caddy = nil
-	}
-}
-
-// websocketSets runs the three WebSocket sets on shared servers.
-func websocketSets(ctx context.Context, env *sets.Env, openFiles uint64) []schema.Set {
-	ws, err := sets.NewWebSocket(ctx, env)
-	if err != nil {
-		var out []schema.Set
-		for _, id := range []string{"ws_pipelined", "ws_broadcast", "ws_memory"} {
-			out = append(out, schema.Set{ID: id, Group: "websocket", Title: id, Status: schema.Failed, Error: err.Error()})
-		}
-		return out
-	}
-	defer ws.Close()
-	return []schema.Set{
-		measureSet(func() schema.Set { return ws.Pipelined(ctx, env) }),
-		measureSet(func() schema.Set { return ws.Broadcast(ctx, env) }),
-		measureSet(func() schema.Set { return ws.Memory(ctx, env, openFiles) }),
-	}
-}
-
-// streamSetIDs are the sets of the stream group, in order.
-var streamSetIDs = []string{"stream_pipelined", "stream_blocking", "stream_grpc", "stream_flood", "stream_memory"}
-
-// streamSets runs the stream sets on shared servers.
-func streamSets(ctx context.Context, env *sets.Env, openFiles uint64) []schema.Set {
-	st, err := sets.NewStream(ctx, env)
-	if err != nil {
-		var out []schema.Set
-		for _, id := range streamSetIDs {
-			out = append(out, schema.Set{ID: id, Group: "stream", Title: id, Status: schema.Failed, Error: err.Error()})
-		}
-		return out
-	}
-	defer st.Close()
-	return []schema.Set{
-		measureSet(func() schema.Set { return st.Pipelined(ctx, env) }),
-		measureSet(func() schema.Set { return st.Blocking(ctx, env) }),
-		measureSet(func() schema.Set { return st.GRPC(ctx, env) }),
-		measureSet(func() schema.Set { return st.Streaming(ctx, env) }),
-		measureSet(func() schema.Set { return st.Memory(ctx, env, openFiles) }),
-	}
-}
-
-// clientSets runs the client set; its server is a child process, not
-// Caddy.
-func clientSets(ctx context.Context, env *sets.Env) []schema.Set {
-	env.Bar.Start("starting the server of the Go clients")
-	c, err := sets.NewClients(ctx)
-	if err != nil {
-		return []schema.Set{{ID: "client_pipelined", Group: "client", Title: "client_pipelined", Status: schema.Failed,
-			Error: err.Error()}}
-	}
-	defer c.Close()
-	return []schema.Set{measureSet(func() schema.Set { return c.Pipelined(ctx, env) })}
 }
 
 // executable is true when file exists and may be run.

@@ -66,6 +66,15 @@ func measureSet(f func() schema.Set) schema.Set {
 	return withSteal(func() []schema.Set { return []schema.Set{f()} })[0]
 }
 
+// measureSets runs each of fs in turn with measureSet.
+func measureSets(fs ...func() schema.Set) []schema.Set {
+	out := make([]schema.Set, len(fs))
+	for i, f := range fs {
+		out[i] = measureSet(f)
+	}
+	return out
+}
+
 // withSteal runs f and records in each set it returns the steal while it
 // ran.
 func withSteal(f func() []schema.Set) []schema.Set {
