@@ -123,25 +123,24 @@ func windows(p Profile) pipeline.Windows {
 	return pipeline.Windows{Warmup: p.WSWarmup, Length: p.WSWindow, Count: p.Runs}
 }
 
-// measurePipes runs every target on every cell and fills s. A cell's runs
-// are sessions of their own, a warm-up and one window on fresh
-// connections, the targets taking turns run by run: each target meets the
-// same phases of the machine, and none is timed only right after a
-// particular neighbour.
-func measurePipes(ctx context.Context, e *Env, s *schema.Set, cells []pipeCell, targets []pipeTarget) error {
+// measurePipes runs every target on every cell and fills s: sessions
+// sessions of each target per cell, the targets taking turns session by
+// session, each session timed by w on fresh connections, an estimated work
+// of work. In sessions of their own, each target meets the same phases of
+// the machine, and none is timed only right after a particular neighbour.
+func measurePipes(ctx context.Context, e *Env, s *schema.Set, cells []pipeCell, targets []pipeTarget,
+	sessions int, w pipeline.Windows, work int) error {
 	for _, t := range targets {
 		s.Series = append(s.Series, series(t.name, t.label, t.role, "rpc_per_s", "calls per second"))
 	}
 	runs := collector{}
-	one := windows(e.Profile)
-	one.Count = 1
 	for _, c := range cells {
 		s.Cells = append(s.Cells, c.x())
-		for run := range e.Profile.Runs {
+		for run := range sessions {
 			for _, t := range targets {
-				e.Bar.Start(fmt.Sprintf("%s run %d/%d: %s, %s", s.ID, run+1, e.Profile.Runs, c.x(), t.name))
-				rates, err := t.run(ctx, c, one)
-				e.Bar.Done(streamRunWork(e.Profile))
+				e.Bar.Start(fmt.Sprintf("%s run %d/%d: %s, %s", s.ID, run+1, sessions, c.x(), t.name))
+				rates, err := t.run(ctx, c, w)
+				e.Bar.Done(work)
 				if err != nil {
 					return fmt.Errorf("%s, %s: %w", c.x(), t.name, err)
 				}
@@ -156,6 +155,13 @@ func measurePipes(ctx context.Context, e *Env, s *schema.Set, cells []pipeCell, 
 		s.Compare(targets[0].name, t.name)
 	}
 	return nil
+}
+
+// measureSessions is measurePipes with Runs sessions of one window each.
+func measureSessions(ctx context.Context, e *Env, s *schema.Set, cells []pipeCell, targets []pipeTarget) error {
+	one := windows(e.Profile)
+	one.Count = 1
+	return measurePipes(ctx, e, s, cells, targets, e.Profile.Runs, one, streamRunWork(e.Profile))
 }
 
 // Pipelined measures the five requests cycled over TCP and the unix
@@ -186,7 +192,7 @@ func (st *Stream) Pipelined(ctx context.Context, e *Env) schema.Set {
 		streamTarget("geth", "go-ethereum IPC (unix socket)", schema.Peer, st.geth.Network, st.geth.Addr, gethReqs, gethExpect),
 		streamTarget("bare", "bare server, no JSON-RPC (TCP)", schema.Ceiling, st.bare.Network, st.bare.Addr, reqs, expect),
 	}
-	if err := measurePipes(ctx, e, &s, streamCells(e.Profile), targets); err != nil {
+	if err := measureSessions(ctx, e, &s, streamCells(e.Profile), targets); err != nil {
 		return failed(s, err)
 	}
 	return s
@@ -227,7 +233,7 @@ func (st *Stream) Blocking(ctx context.Context, e *Env) schema.Set {
 		streamTarget("geth", "go-ethereum IPC, bench_sleep(0)", schema.Peer, st.geth.Network, st.geth.Addr, gethReqs, gethExpect),
 		streamTarget("ours_five", "ours, the five requests (not blocking)", schema.Baseline, "tcp", st.caddy.TCP, fiveReqs, fiveExpect),
 	}
-	if err := measurePipes(ctx, e, &s, []pipeCell{streamMain}, targets); err != nil {
+	if err := measureSessions(ctx, e, &s, []pipeCell{streamMain}, targets); err != nil {
 		return failed(s, err)
 	}
 	return s
@@ -259,7 +265,7 @@ func (st *Stream) GRPC(ctx context.Context, e *Env) schema.Set {
 		grpcTarget("grpc_unary", "gRPC-Go, unary calls", false),
 		grpcTarget("grpc_stream", "gRPC-Go, one stream per connection", true),
 	}
-	if err := measurePipes(ctx, e, &s, []pipeCell{streamMain}, targets); err != nil {
+	if err := measureSessions(ctx, e, &s, []pipeCell{streamMain}, targets); err != nil {
 		return failed(s, err)
 	}
 	return s

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
 )
 
@@ -50,25 +51,16 @@ func (ws *WebSocket) Pipelined(ctx context.Context, e *Env) schema.Set {
 		Metric: schema.Metric{Name: "rpc_per_s", Unit: "calls per second", Better: schema.Higher, Log: true},
 		XLabel: "connections × calls in flight on each",
 	}
+	var targets []pipeTarget
 	for _, impl := range ws.impls {
-		s.Series = append(s.Series, series(impl.name, impl.label, impl.role, "rpc_per_s", "calls per second"))
+		dial := ws.shared[impl.name].dial
+		targets = append(targets, pipeTarget{name: impl.name, label: impl.label, role: impl.role,
+			run: func(ctx context.Context, c pipeCell, w pipeline.Windows) ([]float64, error) {
+				return pipelined(ctx, c, impl.rename, w, dial, "wsload")
+			}})
 	}
-	runs := collector{}
-	for _, c := range pipeCells(e.Profile) {
-		s.Cells = append(s.Cells, c.x())
-		for _, impl := range ws.impls {
-			e.Bar.Start(fmt.Sprintf("WebSocket pipelined: %s, %s", c.x(), impl.name))
-			rates, err := pipelined(ctx, c, impl.rename, windows(e.Profile), ws.shared[impl.name].dial, "wsload")
-			e.Bar.Done(pipeStepWork(e.Profile))
-			if err != nil {
-				return failed(s, fmt.Errorf("%s, %s: %w", c.x(), impl.name, err))
-			}
-			for _, r := range rates {
-				runs.add(impl.name, "rpc_per_s", c.x(), r)
-			}
-		}
+	if err := measurePipes(ctx, e, &s, pipeCells(e.Profile), targets, 1, windows(e.Profile), pipeStepWork(e.Profile)); err != nil {
+		return failed(s, err)
 	}
-	runs.fill(&s)
-	s.Compare("ours", "geth")
 	return s
 }

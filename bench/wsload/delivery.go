@@ -6,12 +6,15 @@ package wsload
 // a sustained stream of publishes.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"strconv"
 	"sync/atomic"
 	"time"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 )
 
 // DeliveryConfig describes one delivery measurement.
@@ -150,107 +153,64 @@ func (d *deliverer) probe(ctx context.Context) error {
 func (d *deliverer) stream(ctx context.Context, busy map[string][]float64) ([]float64, error) {
 	var stop atomic.Bool
 	pumped := make(chan error, 1)
-	go func() { pumped <- d.pump(&stop) }()
-	halt := func() error {
-		stop.Store(true)
-		select {
-		case err := <-pumped:
-			return err
-		case <-time.After(d.cfg.Timeout):
-			// A write that waits for a server that no longer reads: closing
-			// the publishers ends it.
-			for _, p := range d.s.pubs {
-				p.c.Close()
-			}
-			<-pumped
-			return fmt.Errorf("wsload: a publisher's write still waited %v after publishing stopped", d.cfg.Timeout)
+	go func() {
+		err := d.pump(&stop)
+		if err != nil {
+			d.s.fail(err)
 		}
+		pumped <- err
+	}()
+	type mark struct {
+		at     time.Time
+		clocks map[string]time.Duration
 	}
-	pause := func(t time.Duration) error {
-		select {
-		case <-time.After(t):
-			return nil
-		case err := <-d.s.failed:
-			return err
-		case err := <-pumped:
-			pumped <- err
-			if err == nil {
-				err = errors.New("wsload: publishing stopped")
-			}
-			return err
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	if err := pause(d.cfg.Warmup); err != nil {
-		halt()
-		return nil, err
-	}
-	clocks := func() (map[string]time.Duration, error) {
-		m := map[string]time.Duration{}
+	var marks []mark
+	var clockErr error
+	w := pipeline.Windows{Warmup: d.cfg.Warmup, Length: d.cfg.Window, Count: d.cfg.Windows}
+	rates, windowErr := w.Rates(ctx, d.s.failed, func() int64 {
+		_, n := d.s.counts()
+		m := mark{at: time.Now(), clocks: map[string]time.Duration{}}
 		for name, f := range d.cfg.Clocks {
 			v, err := f()
-			if err != nil {
-				return nil, fmt.Errorf("wsload: clock %s: %w", name, err)
-			}
-			m[name] = v
+			m.clocks[name], clockErr = v, cmp.Or(clockErr, err)
 		}
-		return m, nil
-	}
-	c0, err := clocks()
-	if err != nil {
-		halt()
-		return nil, err
-	}
-	_, n0 := d.s.counts()
-	t0 := time.Now()
-	var rates []float64
-	for range d.cfg.Windows {
-		if err := pause(d.cfg.Window); err != nil {
-			halt()
-			return nil, err
-		}
-		_, n1 := d.s.counts()
-		t1 := time.Now()
-		c1, err := clocks()
-		if err != nil {
-			halt()
-			return nil, err
-		}
-		secs := t1.Sub(t0).Seconds()
-		rates = append(rates, float64(n1-n0)/secs)
-		for name, v := range c1 {
-			busy[name] = append(busy[name], (v-c0[name]).Seconds()/secs)
-		}
-		n0, t0, c0 = n1, t1, c1
-	}
-	if err := halt(); err != nil {
-		return nil, err
-	}
-	done := make(chan struct{})
-	quit := make(chan struct{})
-	defer close(quit)
-	go func() {
-		for {
-			least, _ := d.s.counts()
-			if least >= d.s.published {
-				close(done)
-				return
-			}
-			select {
-			case <-quit:
-				return
-			case <-time.After(5 * time.Millisecond):
-			}
-		}
-	}()
-	err = d.s.wait(ctx, done, func() string {
-		least, _ := d.s.counts()
-		return fmt.Sprintf("a subscriber read %d of the %d messages published, %v after the last", least,
-			d.s.published, d.cfg.Timeout)
+		marks = append(marks, m)
+		return n
 	})
-	if err != nil {
+	stop.Store(true)
+	var err error
+	select {
+	case err = <-pumped:
+	case <-time.After(d.cfg.Timeout):
+		// A write that waits for a server that no longer reads: closing
+		// the publishers ends it.
+		for _, p := range d.s.pubs {
+			p.c.Close()
+		}
+		<-pumped
+		err = fmt.Errorf("wsload: a publisher's write still waited %v after publishing stopped", d.cfg.Timeout)
+	}
+	if err = cmp.Or(windowErr, err, clockErr); err != nil {
 		return nil, err
+	}
+	for i := 1; i < len(marks); i++ {
+		for name, v := range marks[i].clocks {
+			busy[name] = append(busy[name], (v-marks[i-1].clocks[name]).Seconds()/marks[i].at.Sub(marks[i-1].at).Seconds())
+		}
+	}
+	end := time.Now().Add(d.cfg.Timeout)
+	for least, _ := d.s.counts(); least < d.s.published; least, _ = d.s.counts() {
+		if time.Now().After(end) {
+			return nil, fmt.Errorf("wsload: a subscriber read %d of the %d messages published, %v after the last",
+				least, d.s.published, d.cfg.Timeout)
+		}
+		select {
+		case err := <-d.s.failed:
+			return nil, err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(5 * time.Millisecond):
+		}
 	}
 	for i := range d.s.ls {
 		if n := d.s.ls[i].n.Load(); n != d.s.published {

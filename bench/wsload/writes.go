@@ -1,76 +1,145 @@
 package wsload
 
-// writes.go times the least a broadcast can cost on this machine: one
-// write system call per subscriber, with no WebSocket, no JSON-RPC and
-// nobody reading.
+// writes.go times the least a broadcast can cost on this machine: one write
+// system call per subscriber, with no WebSocket and no JSON-RPC; nobody
+// reading, or a goroutine of the harness reading each connection.
 
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
-// WritesSession is n loopback TCP connections whose other ends are not
-// read: a Broadcaster that times writing a message of size bytes to
-// every one of them in turn from one goroutine, the bytes waiting in the
-// socket buffers.
+// WritesSession is n loopback TCP connections: a Broadcaster that times
+// writing a message of size bytes to every one of them. Opened by
+// OpenWrites, nobody reads: one goroutine writes to every connection in
+// turn, the bytes waiting in the socket buffers, and the time runs until
+// the last write returns. Opened by OpenWritesRead, a goroutine of the
+// harness reads each connection, the writes are shared between one
+// goroutine per processor, each writing to its connections in turn, and
+// the time runs until the last reader has the message.
 type WritesSession struct {
 	servers  []net.Conn
 	msg      []byte
+	read     bool
+	waiting  atomic.Int64
+	last     atomic.Int64  // Unix ns of the latest arrival of the message
+	round    chan struct{} // the last reader has the message
 	closeAll func()
+	readers  sync.WaitGroup
 }
 
-// OpenWrites opens the n connections of a WritesSession.
-func OpenWrites(n, size int) (*WritesSession, error) {
-	_, servers, closeAll, err := loopbackPairs(n)
-	if err != nil {
-		return nil, fmt.Errorf("wsload: writes: %w", err)
-	}
-	return &WritesSession{servers: servers, msg: make([]byte, size), closeAll: closeAll}, nil
-}
+// OpenWrites opens the n connections of a WritesSession nobody reads.
+func OpenWrites(n, size int) (*WritesSession, error) { return openWrites(n, size, false) }
 
-// Publish writes the message to every connection; i is not used.
-func (w *WritesSession) Publish(_ context.Context, _ int) (time.Duration, error) {
-	start := time.Now()
-	for _, s := range w.servers {
-		if _, err := s.Write(w.msg); err != nil {
-			return 0, fmt.Errorf("wsload: writes: %w", err)
-		}
-	}
-	return time.Since(start), nil
-}
+// OpenWritesRead opens the n connections of a WritesSession and starts
+// their readers.
+func OpenWritesRead(n, size int) (*WritesSession, error) { return openWrites(n, size, true) }
 
-// Close closes the connections.
-func (w *WritesSession) Close() { w.closeAll() }
-
-// loopbackPairs opens n loopback TCP connections and returns both ends of
-// each, and a function that closes them all.
-func loopbackPairs(n int) (clients, servers []net.Conn, closeAll func(), err error) {
-	closeAll = func() {
+// openWrites opens n loopback TCP connections, with a reader on the
+// client end of each when read is set.
+func openWrites(n, size int, read bool) (*WritesSession, error) {
+	w := &WritesSession{msg: make([]byte, size), read: read, round: make(chan struct{}, 1)}
+	var clients []net.Conn
+	w.closeAll = func() {
 		for i := range clients {
 			clients[i].Close()
-			servers[i].Close()
+			w.servers[i].Close()
 		}
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, fmt.Errorf("wsload: writes: %w", err)
 	}
 	defer l.Close()
 	for range n {
 		c, err := net.Dial("tcp", l.Addr().String())
 		if err != nil {
-			closeAll()
-			return nil, nil, nil, err
+			w.closeAll()
+			return nil, fmt.Errorf("wsload: writes: %w", err)
 		}
 		s, err := l.Accept()
 		if err != nil {
 			c.Close()
-			closeAll()
-			return nil, nil, nil, err
+			w.closeAll()
+			return nil, fmt.Errorf("wsload: writes: %w", err)
 		}
-		clients, servers = append(clients, c), append(servers, s)
+		clients, w.servers = append(clients, c), append(w.servers, s)
 	}
-	return clients, servers, closeAll, nil
+	if read {
+		for _, c := range clients {
+			w.readers.Go(func() { w.readLoop(c, size) })
+		}
+	}
+	return w, nil
+}
+
+// readLoop reads messages of size bytes from c until it is closed.
+func (w *WritesSession) readLoop(c net.Conn, size int) {
+	buf := make([]byte, size)
+	for {
+		if _, err := io.ReadFull(c, buf); err != nil {
+			return
+		}
+		keepLatest(&w.last, time.Now().UnixNano())
+		if w.waiting.Add(-1) == 0 {
+			w.round <- struct{}{}
+		}
+	}
+}
+
+// Publish writes the message to every connection and, when they are read,
+// waits until every reader has it; i is not used.
+func (w *WritesSession) Publish(ctx context.Context, _ int) (time.Duration, error) {
+	n := len(w.servers)
+	w.waiting.Store(int64(n))
+	start := time.Now()
+	if !w.read {
+		if err := w.write(w.servers); err != nil {
+			return 0, err
+		}
+		return time.Since(start), nil
+	}
+	shares := max(1, min(runtime.GOMAXPROCS(0), n))
+	var writers sync.WaitGroup
+	failed := make(chan error, shares)
+	for i := range shares {
+		writers.Go(func() {
+			if err := w.write(w.servers[i*n/shares : (i+1)*n/shares]); err != nil {
+				failed <- err
+			}
+		})
+	}
+	writers.Wait()
+	select {
+	case err := <-failed:
+		return 0, err
+	case <-w.round:
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	case <-time.After(30 * time.Second):
+		return 0, fmt.Errorf("wsload: writes read: %d readers still wait", w.waiting.Load())
+	}
+	return time.Duration(w.last.Load() - start.UnixNano()), nil
+}
+
+// write writes the message to each of conns in turn.
+func (w *WritesSession) write(conns []net.Conn) error {
+	for _, s := range conns {
+		if _, err := s.Write(w.msg); err != nil {
+			return fmt.Errorf("wsload: writes: %w", err)
+		}
+	}
+	return nil
+}
+
+// Close closes the connections and waits for the readers.
+func (w *WritesSession) Close() {
+	w.closeAll()
+	w.readers.Wait()
 }
