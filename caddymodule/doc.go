@@ -1,17 +1,20 @@
-// Package caddymodule serves JSON-RPC 2.0 from Caddy: the http.handlers.jsonrpc
-// handler, its `jsonrpc` Caddyfile directive, and the jsonrpc.services module
-// namespace in which services register their methods.
+// Package caddymodule is what a service needs to plug into this
+// repository's Caddy modules: the jsonrpc.services namespace and the
+// Service interface its modules implement, and the OpenRPC discovery
+// settings that every endpoint shares.
 //
-// The handler answers POST requests whose body is a JSON-RPC 2.0 document
-// (a request or a batch) with the response document, using the processor of
-// package rpccore. Every answer the specification requires is a 200 with a
-// JSON-RPC body, parse errors and invalid requests included; HTTP status
-// codes other than 200 mean the request never reached the processor: 204
-// when there was nothing to answer (only notifications), 405 for a method
-// other than POST, 413 for a body over the limit, 415 for a body that is not
-// declared as JSON.
+// The modules themselves live in one package each, as in Caddy's own tree:
 //
-// Services are Caddy modules whose ID is jsonrpc.services.<name> and which
-// implement Service. A handler mounts any number of them; a method name that
-// two of them register is a configuration error.
+//	httphandler    http.handlers.jsonrpc and the `jsonrpc` directive (HTTP and WebSocket)
+//	streamapp      the `jsonrpc` app and global option: TCP, TLS and unix-socket listeners
+//	methodmatcher  http.matchers.jsonrpc_method
+//	policy         rate limits (zones, stores, sharing through a hub) and methods by identity
+//	hubs           the jsonrpc.hubs namespace; hubs/local and hubs/nats are its modules
+//	upstream       jsonrpc.services.upstream: calls forwarded to other JSON-RPC servers
+//	demo           jsonrpc.services.demo
+//
+// What the handler and the app build alike (services mounted into one
+// rpccore.Server with its limits, metrics, hub and call gate) is
+// internal/endpoint; Caddyfile values, request bodies and the unit tests'
+// services are in internal/conf, internal/body and internal/moduletest.
 package caddymodule

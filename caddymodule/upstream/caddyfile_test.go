@@ -8,8 +8,8 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/caddymodule"
 	_ "github.com/caddy-jsonrpc/caddy-jsonrpc/caddymodule/demo"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/caddymodule/httphandler"
 )
 
 func TestModuleIsRegistered(t *testing.T) {
@@ -25,7 +25,7 @@ func TestModuleIsRegistered(t *testing.T) {
 // adapt parses a jsonrpc directive and returns the handler's services.
 func adapt(t *testing.T, input string) (string, error) {
 	t.Helper()
-	var h caddymodule.Handler
+	var h httphandler.Handler
 	if err := h.UnmarshalCaddyfile(caddyfile.NewTestDispenser(input)); err != nil {
 		return "", err
 	}

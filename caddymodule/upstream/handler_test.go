@@ -11,12 +11,12 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/caddymodule"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/caddymodule/httphandler"
 )
 
 func TestMountedBesideALocalServiceInTheHandler(t *testing.T) {
 	srv := startServer(t, "up")
-	var h caddymodule.Handler
+	var h httphandler.Handler
 	config := `{"services":[{"service":"demo"},{"service":"upstream","to":["` + srv.URL + `"],` +
 		`"methods":["whoami","subtract"],"health_interval":-1}]}`
 	if err := json.Unmarshal([]byte(config), &h); err != nil {

@@ -6,7 +6,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/caddymodule"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/caddymodule/hubs"
 )
 
 // UnmarshalCaddyfile sets up the hub from Caddyfile tokens:
@@ -66,7 +66,7 @@ func (m *Module) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		case "tls":
 			m.TLS, err = parseTLS(d)
 		case "history":
-			m.History, err = caddymodule.ParseHubHistory(d)
+			m.History, err = hubs.ParseHistory(d)
 		case "storage":
 			m.Storage, err = oneArg(d)
 		case "publish_timeout":

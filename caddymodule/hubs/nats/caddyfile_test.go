@@ -9,7 +9,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/caddymodule"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/caddymodule/hubs"
 )
 
 func TestUnmarshalCaddyfileEveryOption(t *testing.T) {
@@ -40,7 +40,7 @@ func TestUnmarshalCaddyfileEveryOption(t *testing.T) {
 		URLs:          []string{"nats://10.0.0.1:4222", "tls://10.0.0.2:4222"},
 		SubjectPrefix: "acme.rpc", Name: "edge-1", User: "alice", Password: "s3cret",
 		TLS:            &TLS{CA: "ca.pem", Cert: "c.pem", Key: "k.pem", ServerName: "nats.internal"},
-		History:        &caddymodule.HubHistory{MaxMsgs: 500, MaxAge: caddy.Duration(10 * time.Minute)},
+		History:        &hubs.History{MaxMsgs: 500, MaxAge: caddy.Duration(10 * time.Minute)},
 		Storage:        "memory",
 		PublishTimeout: caddy.Duration(2 * time.Second),
 		MaxPending:     50,
@@ -98,7 +98,7 @@ func TestUnmarshalCaddyfileErrors(t *testing.T) {
 }
 
 func TestOptionsDefaults(t *testing.T) {
-	m := Module{History: &caddymodule.HubHistory{}}
+	m := Module{History: &hubs.History{}}
 	opts, err := m.options()
 	if err != nil {
 		t.Fatal(err)
@@ -166,7 +166,7 @@ func TestModuleIsRegistered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := mod.New().(caddymodule.HubModule); !ok {
+	if _, ok := mod.New().(hubs.Module); !ok {
 		t.Errorf("%T is not a HubModule", mod.New())
 	}
 }

@@ -6,7 +6,8 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/caddymodule"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/caddymodule/hubs"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/caddymodule/policy"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
 )
 
@@ -61,7 +62,7 @@ type Module struct {
 	// max_age bound the whole stream, every topic of the prefix together.
 	// Without it, messages go through core NATS and carry no position.
 	// Default max_msgs: 10000.
-	History *caddymodule.HubHistory `json:"history,omitempty"`
+	History *hubs.History `json:"history,omitempty"`
 	// Where NATS keeps the history: file (it survives a restart of NATS)
 	// or memory. Only with history. Default: file.
 	Storage string `json:"storage,omitempty"`
@@ -103,13 +104,13 @@ const (
 // CaddyModule returns the Caddy module information.
 func (Module) CaddyModule() caddy.ModuleInfo {
 	return caddy.ModuleInfo{
-		ID:  caddymodule.HubNamespace + ".nats",
+		ID:  hubs.Namespace + ".nats",
 		New: func() caddy.Module { return new(Module) },
 	}
 }
 
-// hubs holds the NATS hubs in use, by configuration.
-var hubs = caddy.NewUsagePool()
+// natsHubs holds the NATS hubs in use, by configuration.
+var natsHubs = caddy.NewUsagePool()
 
 // Provision checks the configuration, fills in its defaults, and finds or
 // makes the hub of this configuration. It does not wait for NATS.
@@ -126,7 +127,7 @@ func (m *Module) Provision(ctx caddy.Context) error {
 		return err
 	}
 	logger := ctx.Logger()
-	v, _, err := hubs.LoadOrNew(string(key), func() (caddy.Destructor, error) {
+	v, _, err := natsHubs.LoadOrNew(string(key), func() (caddy.Destructor, error) {
 		return New(opts, logger)
 	})
 	if err != nil {
@@ -136,14 +137,14 @@ func (m *Module) Provision(ctx caddy.Context) error {
 	return nil
 }
 
-// Hub implements caddymodule.HubModule.
+// Hub implements hubs.Module.
 func (m *Module) Hub() rpccore.Hub { return m.hub }
 
 // Cleanup gives up this configuration's hold on the hub; the last one
 // drains and closes the NATS connection.
 func (m *Module) Cleanup() error {
 	if m.hub != nil {
-		_, _ = hubs.Delete(m.key)
+		_, _ = natsHubs.Delete(m.key)
 		m.hub = nil
 	}
 	return nil
@@ -151,9 +152,9 @@ func (m *Module) Cleanup() error {
 
 // Interface guards
 var (
-	_ caddymodule.HubModule   = (*Module)(nil)
-	_ caddy.Provisioner       = (*Module)(nil)
-	_ caddy.CleanerUpper      = (*Module)(nil)
-	_ caddy.Destructor        = (*Hub)(nil)
-	_ caddymodule.LimitSharer = (*Hub)(nil)
+	_ hubs.Module        = (*Module)(nil)
+	_ caddy.Provisioner  = (*Module)(nil)
+	_ caddy.CleanerUpper = (*Module)(nil)
+	_ caddy.Destructor   = (*Hub)(nil)
+	_ policy.LimitSharer = (*Hub)(nil)
 )

@@ -6,7 +6,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/caddymodule"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/caddymodule/hubs"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
 )
 
@@ -16,7 +16,7 @@ func TestModulesWithOneConfigurationShareTheirHub(t *testing.T) {
 	url := unreachableURL(t)
 	provision := func(prefix string) *Module {
 		t.Helper()
-		m := &Module{URLs: []string{url}, SubjectPrefix: prefix, History: &caddymodule.HubHistory{}}
+		m := &Module{URLs: []string{url}, SubjectPrefix: prefix, History: &hubs.History{}}
 		if err := m.Provision(ctx); err != nil {
 			t.Fatalf("Provision with NATS unreachable: %v", err)
 		}
