@@ -4,6 +4,7 @@ package clientload
 // one goroutine (Go), go-ethereum's rpc.Client from goroutines.
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sync"
@@ -25,10 +26,34 @@ func driveOurs(ctx context.Context, url string, depth int, r *run, wg *sync.Wait
 	if err != nil {
 		return nil, err
 	}
-	for i := range depth {
-		wg.Go(func() { oursLoop(c, i, r) })
-	}
+	callers(depth, r, wg, Ours, func(ctx context.Context, call *Call) error {
+		if call.IsString {
+			s, err := rpcclient.CallT[string](ctx, c, call.Method, call.Args...)
+			return cmp.Or(err, call.check(0, s))
+		}
+		n, err := rpcclient.CallT[float64](ctx, c, call.Method, call.Args...)
+		return cmp.Or(err, call.check(n, ""))
+	})
 	return c.Close, nil
+}
+
+// callers starts depth goroutines, each making one call at a time with
+// do, starting at a different call, until the run stops; the client is
+// named name in errors.
+func callers(depth int, r *run, wg *sync.WaitGroup, name string, do func(context.Context, *Call) error) {
+	ctx := context.Background() // never ends: a call waits for its answer alone
+	for first := range depth {
+		wg.Go(func() {
+			for j := first; !r.stop.Load(); j++ {
+				call := r.next(j)
+				if err := do(ctx, call); err != nil {
+					r.fail(fmt.Errorf("clientload: %s: %s: %w", name, call.Method, err))
+					return
+				}
+				r.answered.Add(1)
+			}
+		})
+	}
 }
 
 // dialOurs dials one rpcclient.Client.
@@ -40,32 +65,6 @@ func dialOurs(ctx context.Context, url string) (*rpcclient.Client, error) {
 		return nil, fmt.Errorf("clientload: %w", err)
 	}
 	return c, nil
-}
-
-// oursLoop makes one call at a time with CallT, starting at the first-th,
-// until the run stops.
-func oursLoop(c *rpcclient.Client, first int, r *run) {
-	ctx := context.Background() // never ends: a call waits for its answer alone
-	for j := first; !r.stop.Load(); j++ {
-		call := r.next(j)
-		var err error
-		if call.IsString {
-			var s string
-			if s, err = rpcclient.CallT[string](ctx, c, call.Method, call.Args...); err == nil {
-				err = call.check(0, s)
-			}
-		} else {
-			var n float64
-			if n, err = rpcclient.CallT[float64](ctx, c, call.Method, call.Args...); err == nil {
-				err = call.check(n, "")
-			}
-		}
-		if err != nil {
-			r.fail(fmt.Errorf("clientload: ours: %s: %w", call.Method, err))
-			return
-		}
-		r.answered.Add(1)
-	}
 }
 
 // driveOursGo dials rpcclient and starts one goroutine keeping depth calls
@@ -162,38 +161,19 @@ func goLoop(c *rpcclient.Client, depth int, r *run) {
 // driveGeth dials go-ethereum's client and starts depth goroutines calling
 // CallContext.
 func driveGeth(ctx context.Context, url string, depth int, r *run, wg *sync.WaitGroup) (func(), error) {
-	ctx, cancel := context.WithTimeout(ctx, dialTimeout)
+	dctx, cancel := context.WithTimeout(ctx, dialTimeout)
 	defer cancel()
-	c, err := rpc.DialContext(ctx, url)
+	c, err := rpc.DialContext(dctx, url)
 	if err != nil {
 		return nil, fmt.Errorf("clientload: go-ethereum: %w", err)
 	}
-	for i := range depth {
-		wg.Go(func() { gethLoop(c, i, r) })
-	}
-	return c.Close, nil
-}
-
-// gethLoop makes one call at a time with CallContext, starting at the
-// first-th, until the run stops.
-func gethLoop(c *rpc.Client, first int, r *run) {
-	ctx := context.Background()
-	for j := first; !r.stop.Load(); j++ {
-		call := r.next(j)
+	callers(depth, r, wg, Geth, func(ctx context.Context, call *Call) error {
 		var n float64
 		var s string
-		var err error
 		if call.IsString {
-			if err = c.CallContext(ctx, &s, call.Method, call.Args...); err == nil {
-				err = call.check(0, s)
-			}
-		} else if err = c.CallContext(ctx, &n, call.Method, call.Args...); err == nil {
-			err = call.check(n, "")
+			return cmp.Or(c.CallContext(ctx, &s, call.Method, call.Args...), call.check(0, s))
 		}
-		if err != nil {
-			r.fail(fmt.Errorf("clientload: geth: %s: %w", call.Method, err))
-			return
-		}
-		r.answered.Add(1)
-	}
+		return cmp.Or(c.CallContext(ctx, &n, call.Method, call.Args...), call.check(n, ""))
+	})
+	return c.Close, nil
 }
