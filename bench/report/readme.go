@@ -61,28 +61,27 @@ func statusLine(s *schema.Set) string {
 // ReplaceBlock returns readme with the text between the markers replaced
 // by block.
 func ReplaceBlock(readme, block string) (string, error) {
-	before, rest, ok := strings.Cut(readme, StartMarker)
-	if !ok {
-		return "", errors.New("README.md has no " + StartMarker + " marker")
-	}
-	_, after, ok := strings.Cut(rest, EndMarker)
-	if !ok {
-		return "", errors.New("README.md has no " + EndMarker + " marker after " + StartMarker)
-	}
-	return before + StartMarker + "\n" + block + EndMarker + after, nil
+	before, _, after, err := splitBlock(readme)
+	return before + StartMarker + "\n" + block + EndMarker + after, err
 }
 
 // CurrentBlock returns the text between the markers of readme.
 func CurrentBlock(readme string) (string, error) {
-	_, rest, ok := strings.Cut(readme, StartMarker+"\n")
+	_, block, _, err := splitBlock(readme)
+	return block, err
+}
+
+// splitBlock cuts readme around the block: the text before the start
+// marker and its newline, the block, and the text after the end marker.
+func splitBlock(readme string) (before, block, after string, err error) {
+	before, rest, ok := strings.Cut(readme, StartMarker+"\n")
 	if !ok {
-		return "", errors.New("README.md has no " + StartMarker + " marker")
+		return "", "", "", errors.New("README.md has no " + StartMarker + " marker")
 	}
-	block, _, ok := strings.Cut(rest, EndMarker)
-	if !ok {
-		return "", errors.New("README.md has no " + EndMarker + " marker after " + StartMarker)
+	if block, after, ok = strings.Cut(rest, EndMarker); !ok {
+		return "", "", "", errors.New("README.md has no " + EndMarker + " marker after " + StartMarker)
 	}
-	return block, nil
+	return before, block, after, nil
 }
 
 // orUnknown returns s, or "unknown" when it is empty.
