@@ -5,6 +5,8 @@ package schema
 import (
 	"math"
 	"slices"
+
+	"golang.org/x/perf/benchmath"
 )
 
 // NewPoint summarises the runs of cell x. With no runs it is all zeros and
@@ -20,17 +22,13 @@ func NewPoint(x string, runs []float64) Point {
 }
 
 // Median returns the median of v (the mean of the middle two for an even
-// count), NaN when v is empty.
+// count), benchmath's center of v; NaN when v is empty.
 func Median(v []float64) float64 {
 	if len(v) == 0 {
 		return math.NaN()
 	}
-	s := slices.Sorted(slices.Values(v))
-	n := len(s)
-	if n%2 == 0 {
-		return (s[n/2-1] + s[n/2]) / 2
-	}
-	return s[n/2]
+	s := benchmath.NewSample(slices.Clone(v), &benchmath.DefaultThresholds) // NewSample sorts its values
+	return benchmath.AssumeNothing.Summary(s, 0.95).Center
 }
 
 // SeriesOf returns the series named name measuring metric, or nil.
