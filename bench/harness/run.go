@@ -202,7 +202,7 @@ func policy(p sets.Profile) []string {
 	out := []string{
 		fmt.Sprintf("Every cell is warmed up, then timed: %s (broadcast: %s, each a run); a point's median is the "+
 			"median of its runs, low and high the lowest and the highest run.",
-			count(p.Runs, "run", "runs"), count(p.BroadcastRuns, "message", "messages")),
+			sets.Count(p.Runs, "run", "runs"), sets.Count(p.BroadcastRuns, "message", "messages")),
 		"In process, the runs are passes over every implementation and cell in turn, so a busy phase of the machine " +
 			"falls on all of them alike; over HTTPS, respond, one call per POST and the batch are measured one after " +
 			"the other in every cell of every run.",
@@ -218,12 +218,4 @@ func policy(p sets.Profile) []string {
 			"end and says nothing of speed.")
 	}
 	return out
-}
-
-// count returns "1 run" or "5 runs".
-func count(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprint(n) + " " + many
 }

@@ -49,8 +49,8 @@ func TestGethRenameFollowsItsNamingRule(t *testing.T) {
 		"NullableFloatToNullableFloat": "bench_nullableFloatToNullableFloat",
 		"StringMe":                     "bench_stringMe",
 	} {
-		if got := gethRename(in); got != want {
-			t.Errorf("gethRename(%q) = %q, want %q", in, got, want)
+		if got := GethRename(in); got != want {
+			t.Errorf("GethRename(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -34,8 +34,9 @@ func (gethService) Test2(x float64) float64 { return x }
 // StringMe returns s.
 func (gethService) StringMe(s string) string { return s }
 
-// gethRename maps a workload method name to go-ethereum's spelling.
-func gethRename(name string) string {
+// GethRename maps a workload method name to the name go-ethereum serves it
+// under: "add" is "bench_add".
+func GethRename(name string) string {
 	r, n := utf8.DecodeRuneInString(name)
 	return gethNamespace + "_" + string(unicode.ToLower(r)) + name[n:]
 }
@@ -46,7 +47,7 @@ func Geth() Impl {
 	s := NewGethServer()
 	return Impl{
 		Name:   "geth",
-		Rename: gethRename,
+		Rename: GethRename,
 		NewCaller: func() (Caller, func()) {
 			return newMemExchange(s).call, func() {}
 		},
@@ -62,7 +63,3 @@ func NewGethServer() *rpc.Server {
 	}
 	return s
 }
-
-// GethRename maps a workload method name to the name go-ethereum serves it
-// under: "add" is "bench_add".
-func GethRename(name string) string { return gethRename(name) }

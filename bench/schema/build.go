@@ -108,13 +108,10 @@ func (s *Set) Compare(ours, peer string) {
 // advantage is how many times better ours is than peer on the set's metric.
 func (s *Set) advantage(ours, peer float64) float64 {
 	if s.Metric.Better == Higher {
-		return ratio(ours, peer)
+		return ours / peer
 	}
-	return ratio(peer, ours)
+	return peer / ours
 }
-
-// ratio returns a / b; callers pass positive figures only.
-func ratio(a, b float64) float64 { return a / b }
 
 // Comparison returns the comparison of ours with peer on cell x, or nil.
 func (s *Set) Comparison(ours, peer, x string) *Comparison {

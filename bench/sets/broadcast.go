@@ -14,7 +14,7 @@ import (
 )
 
 // broadcastX names the cell of n subscribers.
-func broadcastX(n int) string { return plural(n, "subscriber", "subscribers") }
+func broadcastX(n int) string { return Count(n, "subscriber", "subscribers") }
 
 // BroadcastWork is the work Broadcast reports, in estimated milliseconds.
 func BroadcastWork(p Profile) int {

@@ -76,8 +76,8 @@ func thousands(n int) string {
 	return s
 }
 
-// plural returns "1 conn" or "16 conns".
-func plural(n int, one, many string) string {
+// Count returns "1 run" or "5 runs", with commas from 1,000 on.
+func Count(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}

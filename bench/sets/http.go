@@ -54,7 +54,7 @@ func (c httpCell) x() string {
 	if c.h2 {
 		proto = "HTTP/2"
 	}
-	return proto + ", " + plural(c.conns, "conn", "conns")
+	return proto + ", " + Count(c.conns, "conn", "conns")
 }
 
 // httpCells are both protocols by every connection count.

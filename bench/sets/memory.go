@@ -18,7 +18,7 @@ import (
 )
 
 // memoryX names the cell of n idle connections.
-func memoryX(n int) string { return plural(n, "idle connection", "idle connections") }
+func memoryX(n int) string { return Count(n, "idle connection", "idle connections") }
 
 // MemoryWork is the work Memory reports, in estimated milliseconds.
 func MemoryWork(p Profile) int { return p.Runs * 2 * memoryStepWork(p) }

@@ -92,7 +92,7 @@ func Nodes(ctx context.Context, e *Env) schema.Set {
 			"One node with the local hub is the most this machine delivers through one Caddy, with the same client "+
 			"on the same two cores: the floor the two nodes are read against",
 			thousands(n/2), p.BroadcastWarmup+p.BroadcastRuns, p.BroadcastRuns, nodesInFlight, nodesLag, p.NodesWarmup,
-			count(p.Runs, "window", "windows"), p.NodesWindow),
+			Count(p.Runs, "window", "windows"), p.NodesWindow),
 		Metric: schema.Metric{Name: nodesRate, Unit: "notifications/s delivered to all subscribers", Better: schema.Higher},
 		XLabel: "hub history",
 		Cells:  []string{nodesNoHistory, nodesHistory},
@@ -229,12 +229,4 @@ func (ns *nodeServers) stop() {
 	if ns.nats != nil {
 		ns.nats.Stop()
 	}
-}
-
-// count returns "1 window" or "5 windows".
-func count(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprint(n) + " " + many
 }

@@ -338,7 +338,7 @@ func TestWorkEstimatesTheFullRunWithinTenMinutes(t *testing.T) {
 }
 
 func TestPluralAndThousands(t *testing.T) {
-	if got := plural(1, "conn", "conns") + "; " + plural(10000, "conn", "conns"); got != "1 conn; 10,000 conns" {
+	if got := Count(1, "conn", "conns") + "; " + Count(10000, "conn", "conns"); got != "1 conn; 10,000 conns" {
 		t.Error(got)
 	}
 }

@@ -15,7 +15,7 @@ type pipeCell struct{ conns, depth int }
 
 // x names the cell.
 func (c pipeCell) x() string {
-	return fmt.Sprintf("%s × %d in flight", plural(c.conns, "conn", "conns"), c.depth)
+	return fmt.Sprintf("%s × %d in flight", Count(c.conns, "conn", "conns"), c.depth)
 }
 
 // String is the cell in short: 4×256.
