@@ -55,7 +55,7 @@ func serveOurs(t *testing.T) string {
 }
 
 // short is a brief timing.
-var short = pipeline.Windows{Warmup: 10 * time.Millisecond, Length: 20 * time.Millisecond, Count: 2}
+var short = pipeline.Windows{Warmup: 10 * time.Millisecond, Length: 50 * time.Millisecond, Count: 2}
 
 // workload returns the five requests, named for go-ethereum when geth.
 func workload(geth bool) ([][]byte, wsload.Expect) {

@@ -78,7 +78,7 @@ func TestOursAndTheFanOutDeliverAStreamToEverySubscriber(t *testing.T) {
 			session := chat(serve(t, impl))
 			session.PublisherURLs = append(session.PublisherURLs, session.PublisherURLs...)
 			res, err := wsload.Delivery(context.Background(), wsload.DeliveryConfig{BroadcastConfig: session,
-				LatencyWarmup: 1, LatencyRuns: 2, Warmup: 20 * time.Millisecond, Window: 30 * time.Millisecond, Windows: 2,
+				LatencyWarmup: 1, LatencyRuns: 2, Warmup: 20 * time.Millisecond, Window: 100 * time.Millisecond, Windows: 2,
 				InFlight: 4, Lag: 16,
 			})
 			if err != nil {
