@@ -1,7 +1,8 @@
 // Package pipeline drives pipelined calls over connections of any
 // transport: a fixed number of calls in flight on each of a fixed number of
-// connections, every answer checked, calls per second over timed windows.
-// wsload and streamload give it their connections.
+// connections, every answer checked, calls per second over timed windows;
+// and opens many connections at once (Open, Call). wsload and streamload
+// give it their connections.
 package pipeline
 
 import (
