@@ -129,7 +129,7 @@ type broadcastSession struct {
 // broadcastSessions are the series of the broadcast set for n
 // subscribers: the WebSocket servers impls, then the writes alone and the
 // writes and reads of the harness.
-func (ws *WebSocket) broadcastSessions(impls []wsImpl, n int) []broadcastSession {
+func (ws *WebSocket) broadcastSessions(impls []serverImpl, n int) []broadcastSession {
 	var sessions []broadcastSession
 	for _, impl := range impls {
 		url := ws.shared[impl.name].url

@@ -40,32 +40,13 @@ func idleCount(n int, openFiles uint64) (int, string) {
 	return n, ""
 }
 
-// memoryImpl is one implementation of a memory set; start starts a fresh
-// server of it.
-type memoryImpl struct {
-	name, label, role string
-	rename            func(string) string
-	start             func(ctx context.Context) (*server, error)
-}
-
 // Memory opens IdleConns connections to a freshly started server of each
 // implementation, one call on each, and divides the growth of the server
 // process's resident memory by their number; each run starts its own server.
 func (ws *WebSocket) Memory(ctx context.Context, e *Env, openFiles uint64) schema.Set {
-	n, note := idleCount(e.Profile.IdleConns, openFiles)
-	s := schema.Set{
-		ID: "ws_memory", Group: "websocket", Status: schema.Measured,
-		Title:   "WebSocket: server memory per idle connection, KiB",
-		Harness: ws.harness,
-		Note: fmt.Sprintf("each run starts a fresh server, opens and closes %d connections, reads its resident "+
-			"memory (VmRSS in /proc), opens the connections (one add call on each, then idle), waits %v, reads it again: "+
-			"the growth divided by the connections%s", warmConns, e.Profile.IdleSettle, note),
-	}
-	var impls []memoryImpl
-	for _, impl := range ws.impls {
-		impls = append(impls, memoryImpl{impl.name, impl.label, impl.role, impl.rename, impl.start})
-	}
-	return memorySet(ctx, e, s, "WebSocket", n, impls)
+	s := schema.Set{ID: "ws_memory", Group: "websocket", Title: "WebSocket: server memory per idle connection, KiB",
+		Harness: ws.harness}
+	return memorySet(ctx, e, s, "WebSocket", "", openFiles, ws.impls)
 }
 
 // Memory opens IdleConns connections to a freshly started server, one add
@@ -73,39 +54,39 @@ func (ws *WebSocket) Memory(ctx context.Context, e *Env, openFiles uint64) schem
 // memory by their number: ours is a fresh bin/caddy over TCP, go-ethereum a
 // fresh IPC server over its unix socket.
 func (st *Stream) Memory(ctx context.Context, e *Env, openFiles uint64) schema.Set {
-	n, note := idleCount(e.Profile.IdleConns, openFiles)
-	s := schema.Set{
-		ID: "stream_memory", Group: "stream", Status: schema.Measured,
-		Title:   "TCP: server memory per idle connection, KiB",
-		Harness: st.harness,
-		Note: fmt.Sprintf("each run starts a fresh server (bin/caddy with Caddyfile.bench, or go-ethereum's IPC "+
-			"server), opens and closes %d connections, reads its resident memory (VmRSS in /proc), opens the "+
-			"connections (one add call on each, then idle), waits %v, reads it again: the growth divided by the "+
-			"connections%s", warmConns, e.Profile.IdleSettle, note),
-	}
-	return memorySet(ctx, e, s, "stream", n, []memoryImpl{
-		{"ours", "ours over TCP (jsonrpc app in Caddy)", schema.Ours, nil, func(ctx context.Context) (*server, error) {
-			c, err := caddyproc.Start(ctx, e.CaddyBin, e.CaddyConfig)
-			if err != nil {
-				return nil, err
-			}
-			return &server{dial: streamload.Dialer("tcp", c.TCP), rss: c.Proc.RSS, stop: c.Stop}, nil
-		}},
-		{"geth", "go-ethereum IPC (unix socket)", schema.Peer, inprocess.GethRename, func(ctx context.Context) (*server, error) {
-			g, err := streamserve.Start(ctx, "geth")
-			if err != nil {
-				return nil, err
-			}
-			return &server{dial: streamload.Dialer(g.Network, g.Addr), rss: g.RSS, stop: g.Stop}, nil
-		}},
-	})
+	s := schema.Set{ID: "stream_memory", Group: "stream", Title: "TCP: server memory per idle connection, KiB",
+		Harness: st.harness}
+	return memorySet(ctx, e, s, "stream", " (bin/caddy with Caddyfile.bench, or go-ethereum's IPC server)", openFiles,
+		[]serverImpl{
+			{"ours", "ours over TCP (jsonrpc app in Caddy)", schema.Ours, nil, func(ctx context.Context) (*server, error) {
+				c, err := caddyproc.Start(ctx, e.CaddyBin, e.CaddyConfig)
+				if err != nil {
+					return nil, err
+				}
+				return &server{dial: streamload.Dialer("tcp", c.TCP), rss: c.Proc.RSS, stop: c.Stop}, nil
+			}},
+			{"geth", "go-ethereum IPC (unix socket)", schema.Peer, inprocess.GethRename, func(ctx context.Context) (*server, error) {
+				g, err := streamserve.Start(ctx, "geth")
+				if err != nil {
+					return nil, err
+				}
+				return &server{dial: streamload.Dialer(g.Network, g.Addr), rss: g.RSS, stop: g.Stop}, nil
+			}},
+		})
 }
 
-// memorySet fills s with one cell, n idle connections: every run measures
-// each implementation once (idleMemory), KiB per connection and the
-// resident MiB. ours is compared with geth.
-func memorySet(ctx context.Context, e *Env, s schema.Set, what string, n int, impls []memoryImpl) schema.Set {
+// memorySet measures s, the set of what: one cell, IdleConns idle
+// connections or fewer under the open-files limit; every run measures each
+// implementation once (idleMemory), KiB per connection and the resident
+// MiB. servers says which servers start fresh, for the note. ours is
+// compared with geth.
+func memorySet(ctx context.Context, e *Env, s schema.Set, what, servers string, openFiles uint64, impls []serverImpl) schema.Set {
+	n, limited := idleCount(e.Profile.IdleConns, openFiles)
 	x := memoryX(n)
+	s.Status = schema.Measured
+	s.Note = fmt.Sprintf("each run starts a fresh server%s, opens and closes %d connections, reads its resident "+
+		"memory (VmRSS in /proc), opens the connections (one add call on each, then idle), waits %v, reads it again: "+
+		"the growth divided by the connections%s", servers, warmConns, e.Profile.IdleSettle, limited)
 	s.Metric = schema.Metric{Name: "kib_per_conn", Unit: "KiB per idle connection", Better: schema.Lower}
 	s.XLabel, s.Cells = "connections open", []string{x}
 	for _, impl := range impls {

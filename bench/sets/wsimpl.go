@@ -30,8 +30,8 @@ func wsServer(url string, rss func() (int64, error), stop func()) *server {
 	return &server{url: url, dial: wsload.Dialer(url), rss: rss, stop: stop}
 }
 
-// wsImpl is one WebSocket implementation under test.
-type wsImpl struct {
+// serverImpl is one implementation under test.
+type serverImpl struct {
 	name, label, role string
 	rename            func(string) string
 	// start starts a fresh server of its own.
@@ -40,8 +40,8 @@ type wsImpl struct {
 
 // WebSocket holds the servers the WebSocket sets share.
 type WebSocket struct {
-	impls   []wsImpl
-	fanouts []wsImpl // the broadcast set's bare fan-outs, no JSON-RPC
+	impls   []serverImpl
+	fanouts []serverImpl // the broadcast set's bare fan-outs, no JSON-RPC
 	shared  map[string]*server
 	harness string
 }
@@ -60,7 +60,7 @@ func NewWebSocket(ctx context.Context, e *Env) (*WebSocket, error) {
 			return wsServer(s.Addr, s.RSS, s.Stop), nil
 		}
 	}
-	ours := wsImpl{name: "ours", role: schema.Ours}
+	ours := serverImpl{name: "ours", role: schema.Ours}
 	var caddyErr error
 	if e.Caddy == nil {
 		caddyErr = e.CaddyErr
@@ -85,11 +85,11 @@ func NewWebSocket(ctx context.Context, e *Env) (*WebSocket, error) {
 			"handler's WebSocket upgrade) in a child process of the harness, over ws:// on loopback, because bin/caddy " +
 			"did not answer the upgrade (" + caddyErr.Error() + ")"
 	}
-	geth := wsImpl{name: "geth", label: "go-ethereum rpc", role: schema.Peer, rename: inprocess.GethRename, start: child("geth")}
+	geth := serverImpl{name: "geth", label: "go-ethereum rpc", role: schema.Peer, rename: inprocess.GethRename, start: child("geth")}
 	ws.harness += "; go-ethereum: rpc.Server.WebsocketHandler in a child process, over ws:// on loopback. " +
 		"The client is bench's own lean WebSocket client in the harness process, sharing the machine"
-	ws.impls = []wsImpl{ours, geth}
-	ws.fanouts = []wsImpl{
+	ws.impls = []serverImpl{ours, geth}
+	ws.fanouts = []serverImpl{
 		{name: "fanout", role: schema.Ceiling, start: child("fanout"), label: "bare fan-out, no JSON-RPC"},
 		{name: "fanout_parallel", role: schema.Ceiling, start: child("fanout_parallel"),
 			label: "bare fan-out over wsconn, no JSON-RPC, one writing goroutine per processor"},
