@@ -108,31 +108,26 @@ const (
 // requests cycled, and the client's allocations per call.
 func (c *Clients) Pipelined(ctx context.Context, e *Env) schema.Set {
 	n := numericWindows(e.Profile)
-	s := schema.Set{
-		ID: "client_pipelined", Group: "client", Status: schema.Measured,
-		Title:   "Go clients over WebSocket: calls per second against the same server, the five requests cycled",
-		Harness: c.harness,
-		Note: "each connection is one client with its number of calls in flight: ours, as many goroutines each " +
-			"calling rpcclient.CallT in a loop (CallT[float64] for the four numeric results, CallT[string] for " +
-			"StringMe); ours_go, one goroutine that starts that many calls with Client.GoCall (reusing the calls " +
-			"that came back) and starts the next each time one comes back on its channel; go-ethereum, as many " +
-			"goroutines each calling Client.CallContext. Every answer is decoded into a Go value and the value " +
-			"checked. The bare client is the floor of calling from one goroutine per call here: as many " +
-			"goroutines each queueing a request encoded beforehand with an id of its own and waiting on a " +
-			"channel of its own, one goroutine writing what is queued in one network write and one reading, " +
-			"finding the caller by the answer's id and comparing the result's bytes; nothing encoded, decoded " +
-			"or looked up in a table per call, what is left being the framing, the system calls and the park " +
-			"and wake of the caller, which any client called this way pays on these two cores. Each run is a " +
-			"session of its own on fresh connections, the clients taking turns run by run, so that each meets " +
-			"the same phases of the machine. Allocations per call are the harness process's " +
-			"runtime.MemStats.Mallocs over the timed window divided by the calls answered in it: the server is " +
-			"another process, so they are the client's, with what the harness adds per call (a shared atomic " +
-			"counter and a comparison of the value, which allocate nothing) and a few per window (its timer). " +
+	s := pipeSet("client_pipelined", "client",
+		"Go clients over WebSocket: calls per second against the same server, the five requests cycled", c.harness,
+		"each connection is one client with its number of calls in flight: ours, as many goroutines each "+
+			"calling rpcclient.CallT in a loop (CallT[float64] for the four numeric results, CallT[string] for "+
+			"StringMe); ours_go, one goroutine that starts that many calls with Client.GoCall (reusing the calls "+
+			"that came back) and starts the next each time one comes back on its channel; go-ethereum, as many "+
+			"goroutines each calling Client.CallContext. Every answer is decoded into a Go value and the value "+
+			"checked. The bare client is the floor of calling from one goroutine per call here: as many "+
+			"goroutines each queueing a request encoded beforehand with an id of its own and waiting on a "+
+			"channel of its own, one goroutine writing what is queued in one network write and one reading, "+
+			"finding the caller by the answer's id and comparing the result's bytes; nothing encoded, decoded "+
+			"or looked up in a table per call, what is left being the framing, the system calls and the park "+
+			"and wake of the caller, which any client called this way pays on these two cores. Each run is a "+
+			"session of its own on fresh connections, the clients taking turns run by run, so that each meets "+
+			"the same phases of the machine. Allocations per call are the harness process's "+
+			"runtime.MemStats.Mallocs over the timed window divided by the calls answered in it: the server is "+
+			"another process, so they are the client's, with what the harness adds per call (a shared atomic "+
+			"counter and a comparison of the value, which allocate nothing) and a few per window (its timer). "+
 			fmt.Sprintf("After the window of the five, the same connections make only the four numeric calls, "+
-				"and after %v, a window of %v gives the allocations per call with a numeric result", n.Warmup, n.Length),
-		Metric: schema.Metric{Name: "rpc_per_s", Unit: "calls per second", Better: schema.Higher, Log: true},
-		XLabel: "connections × calls in flight on each",
-	}
+				"and after %v, a window of %v gives the allocations per call with a numeric result", n.Warmup, n.Length))
 	for _, r := range clientSeries {
 		s.Series = append(s.Series, series(r.name, r.label, r.role, "rpc_per_s", "calls per second"))
 	}

@@ -168,18 +168,13 @@ func measureSessions(ctx context.Context, e *Env, s *schema.Set, cells []pipeCel
 // socket, against go-ethereum's IPC server, the bare server and ours over
 // WebSocket.
 func (st *Stream) Pipelined(ctx context.Context, e *Env) schema.Set {
-	s := schema.Set{
-		ID: "stream_pipelined", Group: "stream", Status: schema.Measured,
-		Title:   "TCP and unix sockets: pipelined calls per second, the five requests cycled",
-		Harness: st.harness,
-		Note: "each connection keeps its number of calls in flight: a call is written as soon as an answer comes " +
-			"back, and the calls written together go out in one network write; every answer is checked. The bare " +
-			"server answers each line with the pre-encoded answer of its id and does nothing else: the floor of " +
-			"this machine for the client and the loopback, on the same cores. Ours over WebSocket is the existing " +
-			"WebSocket load on the same Caddy, for reference",
-		Metric: schema.Metric{Name: "rpc_per_s", Unit: "calls per second", Better: schema.Higher, Log: true},
-		XLabel: "connections × calls in flight on each",
-	}
+	s := pipeSet("stream_pipelined", "stream",
+		"TCP and unix sockets: pipelined calls per second, the five requests cycled", st.harness,
+		"each connection keeps its number of calls in flight: a call is written as soon as an answer comes "+
+			"back, and the calls written together go out in one network write; every answer is checked. The bare "+
+			"server answers each line with the pre-encoded answer of its id and does nothing else: the floor of "+
+			"this machine for the client and the loopback, on the same cores. Ours over WebSocket is the existing "+
+			"WebSocket load on the same Caddy, for reference")
 	reqs, expect := wsload.Workload(nil)
 	gethReqs, gethExpect := wsload.Workload(inprocess.GethRename)
 	targets := []pipeTarget{
@@ -214,17 +209,11 @@ func delayRequests(method string) ([][]byte, wsload.Expect) {
 // peer runs each call on a goroutine of its own, where it waits on a
 // timer; go-ethereum's IPC server does the same with bench_sleep(0).
 func (st *Stream) Blocking(ctx context.Context, e *Env) schema.Set {
-	s := schema.Set{
-		ID: "stream_blocking", Group: "stream", Status: schema.Measured,
-		Title:   "TCP: pipelined calls of a method that waits, delay(0)",
-		Harness: st.harness,
-		Note: "delay is registered Blocking: the peer hands each call to a goroutine of its own (at most " +
-			"max_in_flight at once per connection, 64 by default), where it waits on a 0 ms timer before it " +
-			"answers. go-ethereum runs every call on a goroutine of its own anyway; its bench_sleep waits on a " +
-			"timer the same way. The five requests cycled over the same TCP listener show what the hand-off costs",
-		Metric: schema.Metric{Name: "rpc_per_s", Unit: "calls per second", Better: schema.Higher, Log: true},
-		XLabel: "connections × calls in flight on each",
-	}
+	s := pipeSet("stream_blocking", "stream", "TCP: pipelined calls of a method that waits, delay(0)", st.harness,
+		"delay is registered Blocking: the peer hands each call to a goroutine of its own (at most "+
+			"max_in_flight at once per connection, 64 by default), where it waits on a 0 ms timer before it "+
+			"answers. go-ethereum runs every call on a goroutine of its own anyway; its bench_sleep waits on a "+
+			"timer the same way. The five requests cycled over the same TCP listener show what the hand-off costs")
 	reqs, expect := delayRequests("delay")
 	gethReqs, gethExpect := delayRequests("bench_sleep")
 	fiveReqs, fiveExpect := wsload.Workload(nil)
@@ -241,18 +230,13 @@ func (st *Stream) Blocking(ctx context.Context, e *Env) schema.Set {
 
 // GRPC measures ours over TCP against gRPC-Go, unary and streamed.
 func (st *Stream) GRPC(ctx context.Context, e *Env) schema.Set {
-	s := schema.Set{
-		ID: "stream_grpc", Group: "stream", Status: schema.Measured,
-		Title:   "TCP: the five calls, ours against gRPC-Go (unary, and one bidirectional stream per connection)",
-		Harness: st.harness,
-		Note: "gRPC-Go " + grpcVersion + " serves the five calls as a hand-written grpc.ServiceDesc with a codec of " +
-			"binary values (little-endian numbers, raw string bytes: cheaper than JSON, so gRPC pays only for its " +
-			"transport); unary: as many goroutines per connection as calls in flight, each calling in a loop; " +
-			"stream: one bidirectional stream per connection carrying calls (method, id, value) and answers in " +
-			"order, with that many calls sent ahead. Every answer is checked",
-		Metric: schema.Metric{Name: "rpc_per_s", Unit: "calls per second", Better: schema.Higher, Log: true},
-		XLabel: "connections × calls in flight on each",
-	}
+	s := pipeSet("stream_grpc", "stream",
+		"TCP: the five calls, ours against gRPC-Go (unary, and one bidirectional stream per connection)", st.harness,
+		"gRPC-Go "+grpcVersion+" serves the five calls as a hand-written grpc.ServiceDesc with a codec of "+
+			"binary values (little-endian numbers, raw string bytes: cheaper than JSON, so gRPC pays only for its "+
+			"transport); unary: as many goroutines per connection as calls in flight, each calling in a loop; "+
+			"stream: one bidirectional stream per connection carrying calls (method, id, value) and answers in "+
+			"order, with that many calls sent ahead. Every answer is checked")
 	reqs, expect := wsload.Workload(nil)
 	grpcTarget := func(name, label string, stream bool) pipeTarget {
 		return pipeTarget{name: name, label: label, role: schema.Peer,

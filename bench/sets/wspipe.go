@@ -32,6 +32,13 @@ func pipeCells(p Profile) []pipeCell {
 	return cells
 }
 
+// pipeSet is a set of calls per second by connections × calls in flight.
+func pipeSet(id, group, title, harness, note string) schema.Set {
+	return schema.Set{ID: id, Group: group, Status: schema.Measured, Title: title, Harness: harness, Note: note,
+		Metric: schema.Metric{Name: "rpc_per_s", Unit: "calls per second", Better: schema.Higher, Log: true},
+		XLabel: "connections × calls in flight on each"}
+}
+
 // PipelinedWork is the work Pipelined reports, in estimated milliseconds.
 func PipelinedWork(p Profile) int { return len(pipeCells(p)) * 2 * pipeStepWork(p) }
 
@@ -42,15 +49,9 @@ func pipeStepWork(p Profile) int { return ms(p.WSWarmup) + p.Runs*ms(p.WSWindow)
 // number of calls in flight on each connection, ours then the peer on
 // each cell.
 func (ws *WebSocket) Pipelined(ctx context.Context, e *Env) schema.Set {
-	s := schema.Set{
-		ID: "ws_pipelined", Group: "websocket", Status: schema.Measured,
-		Title:   "WebSocket: pipelined calls per second, the five requests cycled",
-		Harness: ws.harness,
-		Note: "each connection keeps its number of calls in flight: a call is written as soon as an answer comes " +
-			"back, and the calls written together go out in one network write; every answer is checked",
-		Metric: schema.Metric{Name: "rpc_per_s", Unit: "calls per second", Better: schema.Higher, Log: true},
-		XLabel: "connections × calls in flight on each",
-	}
+	s := pipeSet("ws_pipelined", "websocket", "WebSocket: pipelined calls per second, the five requests cycled", ws.harness,
+		"each connection keeps its number of calls in flight: a call is written as soon as an answer comes "+
+			"back, and the calls written together go out in one network write; every answer is checked")
 	var targets []pipeTarget
 	for _, impl := range ws.impls {
 		dial := ws.shared[impl.name].dial
@@ -59,7 +60,8 @@ func (ws *WebSocket) Pipelined(ctx context.Context, e *Env) schema.Set {
 				return pipelined(ctx, c, impl.rename, w, dial, "wsload")
 			}})
 	}
-	if err := measurePipes(ctx, e, &s, pipeCells(e.Profile), targets, 1, windows(e.Profile), pipeStepWork(e.Profile)); err != nil {
+	err := measurePipes(ctx, e, &s, pipeCells(e.Profile), targets, 1, windows(e.Profile), pipeStepWork(e.Profile))
+	if err != nil {
 		return failed(s, err)
 	}
 	return s
