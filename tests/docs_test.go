@@ -12,6 +12,7 @@ package tests
 //	<!-- docs:no-validate -->       a JSON block that bin/caddy cannot provision here (files it names are missing)
 //	<!-- docs:go-template NAME -->  a Go fragment, compiled inside tests/testdata/docs/NAME.go
 //	<!-- docs:go-decl -->           a Go declaration, the same as the one of that name in the code
+//	<!-- docs:go-run -->            a Go program, run against bin/caddy serving Caddyfile.example
 //	<!-- docs:options MODULE -->    the table of a Caddy module's JSON fields and defaults
 //	<!-- docs:defaults -->          a table of defaults and the constants that hold them
 //	<!-- tests/greeter/greeter.go --> a block that is that file of the repository, byte for byte
@@ -269,7 +270,7 @@ func knownMarker(m string) bool {
 	}
 	word := firstWord(name)
 	switch word {
-	case "no-adapt", "no-validate", "go-decl", "defaults":
+	case "no-adapt", "no-validate", "go-decl", "go-run", "defaults":
 		return word == name
 	case "go-template", "options":
 		return word != name
