@@ -3,23 +3,21 @@ package clientload
 import (
 	"context"
 	"errors"
-	"io"
 	"math"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/childserve"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/load"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/servetest"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsserve"
 )
 
 // serveOurs runs the harness's WebSocket server of ours in this process
 // and returns its URL.
 func serveOurs(t *testing.T) string {
 	t.Helper()
-	return servetest.Serve(t, func(ctx context.Context, w io.Writer) error { return wsserve.Serve(ctx, "ours", w) })
+	return childserve.InTest(t, "ours")
 }
 
 func TestWorkloadDecodesTheFiveRequests(t *testing.T) {

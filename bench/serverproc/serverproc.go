@@ -161,3 +161,19 @@ func parseRSS(status string) (int64, error) {
 	}
 	return 0, errors.New("no VmRSS in /proc/<pid>/status")
 }
+
+// RaiseOpenFiles lifts this process's soft limit on open files to the hard
+// limit, for the thousands of connections of the memory and broadcast
+// sets, and returns the limit now in force.
+func RaiseOpenFiles() uint64 {
+	var lim syscall.Rlimit
+	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) != nil {
+		return 0
+	}
+	if lim.Cur < lim.Max {
+		lim.Cur = lim.Max
+		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim)
+		_ = syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim)
+	}
+	return lim.Cur
+}

@@ -8,16 +8,15 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/childserve"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/clientload"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/serverproc"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsserve"
 )
 
 // Clients holds the server the client set calls.
 type Clients struct {
-	server  *serverproc.Child
+	server  *childserve.Server
 	harness string
 }
 
@@ -32,7 +31,7 @@ const gethVersion = "v1.17.10"
 
 // NewClients starts the server of the client set. Close stops it.
 func NewClients(ctx context.Context) (*Clients, error) {
-	s, err := wsserve.Start(ctx, "ours")
+	s, err := childserve.Start(ctx, "ours")
 	if err != nil {
 		return nil, fmt.Errorf("client: starting the server: %w", err)
 	}

@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/caddyproc"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/childserve"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/streamload"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/streamserve"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
 )
 
@@ -66,7 +66,7 @@ func (st *Stream) Memory(ctx context.Context, e *Env, openFiles uint64) schema.S
 				return &server{dial: streamload.Dialer("tcp", c.TCP), rss: c.Proc.RSS, stop: c.Stop}, nil
 			}},
 			{"geth", "go-ethereum IPC (unix socket)", schema.Peer, inprocess.GethRename, func(ctx context.Context) (*server, error) {
-				g, err := streamserve.Start(ctx, "geth")
+				g, err := childserve.Start(ctx, "ipc")
 				if err != nil {
 					return nil, err
 				}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/caddyproc"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/natsserve"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/childserve"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/serverproc"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
@@ -58,7 +58,7 @@ type nodesSeries struct {
 	urls              func(cell string) (subs, pubs []string)
 }
 
-// Nodes starts a NATS server (package natsserve) and two bin/caddy nodes
+// Nodes starts a NATS server (package childserve) and two bin/caddy nodes
 // on it serving Caddyfile.nodes, and measures for each cell (without and
 // with history): the two nodes over the NATS hub, half the subscribers on
 // each and one publisher on each, the publishes going through both in
@@ -175,7 +175,7 @@ func Nodes(ctx context.Context, e *Env) schema.Set {
 
 // nodeServers are the servers of the nodes set.
 type nodeServers struct {
-	nats  *natsserve.Server
+	nats  *childserve.Server
 	caddy []*caddyproc.Caddy
 	// nodes are the base URLs of the Caddy nodes: ws://127.0.0.1:port.
 	nodes []string
@@ -197,7 +197,7 @@ func startNodes(ctx context.Context, e *Env) (_ *nodeServers, err error) {
 			ns.stop()
 		}
 	}()
-	if ns.nats, err = natsserve.Start(ctx); err != nil {
+	if ns.nats, err = childserve.Start(ctx, "nats"); err != nil {
 		return nil, fmt.Errorf("starting nats-server: %w", err)
 	}
 	for i := range 2 {

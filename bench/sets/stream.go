@@ -11,12 +11,12 @@ import (
 	"strconv"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/caddyproc"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/childserve"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/grpcpeer"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/streamload"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/streamserve"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/demo"
 )
@@ -25,7 +25,7 @@ import (
 // and the child servers.
 type Stream struct {
 	caddy           *caddyproc.Caddy
-	geth, rpc, bare *streamserve.Server
+	geth, rpc, bare *childserve.Server
 	harness         string
 }
 
@@ -52,9 +52,9 @@ func NewStream(ctx context.Context, e *Env) (*Stream, error) {
 	st := &Stream{caddy: e.Caddy, harness: streamHarness}
 	for _, s := range []struct {
 		impl string
-		to   **streamserve.Server
-	}{{"geth", &st.geth}, {"grpc", &st.rpc}, {"bare", &st.bare}} {
-		srv, err := streamserve.Start(ctx, s.impl)
+		to   **childserve.Server
+	}{{"ipc", &st.geth}, {"grpc", &st.rpc}, {"bare", &st.bare}} {
+		srv, err := childserve.Start(ctx, s.impl)
 		if err != nil {
 			st.Close()
 			return nil, fmt.Errorf("stream: starting %s: %w", s.impl, err)
@@ -66,7 +66,7 @@ func NewStream(ctx context.Context, e *Env) (*Stream, error) {
 
 // Close stops the child servers.
 func (st *Stream) Close() {
-	for _, s := range []*streamserve.Server{st.geth, st.rpc, st.bare} {
+	for _, s := range []*childserve.Server{st.geth, st.rpc, st.bare} {
 		if s != nil {
 			s.Stop()
 		}

@@ -10,11 +10,11 @@ import (
 	"strconv"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/caddyproc"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/childserve"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsserve"
 )
 
 // server is a running server under test.
@@ -53,7 +53,7 @@ func NewWebSocket(ctx context.Context, e *Env) (*WebSocket, error) {
 	ws := &WebSocket{shared: map[string]*server{}}
 	child := func(impl string) func(context.Context) (*server, error) {
 		return func(ctx context.Context) (*server, error) {
-			s, err := wsserve.Start(ctx, impl)
+			s, err := childserve.Start(ctx, impl)
 			if err != nil {
 				return nil, err
 			}

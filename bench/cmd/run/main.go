@@ -8,38 +8,29 @@
 //
 // It runs from the bench directory (the script bench/run changes to it) and
 // builds ../bin/caddy with ../xcaddy.sh when it is missing. As
-// `run serve-ws ours|geth|fanout` it is the WebSocket server of a child
-// process, as `run serve-stream geth|grpc|bare` a stream server, and as
-// `run serve-nats <store dir>` the nodes set's NATS server.
+// `run serve <impl>` it is a server in a child process (package childserve).
 package main
 
 import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
 
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/childserve"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/harness"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/natsserve"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/report"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/serverproc"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/sets"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/streamserve"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsserve"
 )
 
 func main() {
-	children := map[string]func(context.Context, string, io.Writer) error{
-		wsserve.Subcommand: wsserve.Serve, streamserve.Subcommand: streamserve.Serve, natsserve.Subcommand: natsserve.Serve,
-	}
-	if serve, ok := children[os.Args[min(1, len(os.Args)-1)]]; ok {
-		os.Exit(serverproc.ChildMain(os.Args[1], os.Args[2:], serve))
+	if len(os.Args) > 1 && os.Args[1] == childserve.Subcommand {
+		os.Exit(childserve.Main(os.Args[2:]))
 	}
 	os.Exit(run())
 }

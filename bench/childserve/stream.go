@@ -1,7 +1,4 @@
-package streamserve
-
-// bare.go is the floor of the stream sets: no JSON-RPC server, only bytes
-// chosen by a request's id.
+package childserve
 
 import (
 	"bufio"
@@ -9,9 +6,38 @@ import (
 	"context"
 	"net"
 	"strconv"
+	"time"
+
+	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
 )
+
+// gethWait holds the method that waits, registered beside the five under
+// the same namespace: bench_sleep.
+type gethWait struct{}
+
+// Sleep waits ms milliseconds on a timer and returns ms, as the demo's
+// sleep does.
+func (gethWait) Sleep(ctx context.Context, ms int) (int, error) {
+	t := time.NewTimer(time.Duration(ms) * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return ms, nil
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+}
+
+// ipcServer is go-ethereum's server of the five methods and bench_sleep.
+func ipcServer() (*rpc.Server, error) {
+	s := inprocess.NewGethServer()
+	if err := s.RegisterName("bench", gethWait{}); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
 
 // bareAnswers are the answers of ids 1 to 5, the five calls as the
 // workload numbers them, each with its newline.

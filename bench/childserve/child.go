@@ -1,0 +1,196 @@
+// Package childserve holds the servers the harness measures outside Caddy,
+// each run in a child process of its own, the harness binary run again as
+// `run serve <impl>`, so that its memory and CPU time can be read from
+// /proc and its file descriptors do not count against the load generator's.
+// The child listens on loopback, prints where on its first line, and serves
+// until it is sent SIGTERM.
+//
+// Over WebSocket (a ws:// URL): "ours" (rpccore with the demo service over
+// package wsconn, the code the Caddy handler runs, used when bin/caddy does
+// not answer the upgrade), "geth" (go-ethereum's rpc.Server.WebsocketHandler
+// with the five benchmark methods and a chat in its own convention),
+// "fanout", the bare fan-out of the broadcast set (one pre-encoded
+// notification written to every subscriber in turn, no JSON-RPC server), and
+// "fanout_parallel", the same writes over package wsconn shared between one
+// goroutine per processor.
+//
+// Over streams ("<network> <address>"): "ipc" (go-ethereum's
+// rpc.Server.ServeListener on a unix socket, its IPC server, with the five
+// methods and a method that sleeps), "grpc" (gRPC-Go serving package
+// grpcpeer's service over TCP), and "bare", the floor of the stream sets: no
+// JSON-RPC at all, a pre-encoded answer chosen by each request line's id,
+// and pre-encoded notifications written as fast as the connection takes
+// them after a subscribe.
+//
+// "nats" is the nodes set's nats-server (github.com/nats-io/nats-server/v2,
+// pinned in bench/go.mod) with JetStream storing in a temporary directory; it
+// prints its nats:// URL.
+package childserve
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/grpcpeer"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/serverproc"
+)
+
+// Impls are the servers a child can run.
+var Impls = []string{"ours", "geth", "fanout", "fanout_parallel", "ipc", "grpc", "bare", "nats"}
+
+// Subcommand is the first argument that makes the harness binary a child
+// server (Main).
+const Subcommand = "serve"
+
+// Server is a running child server.
+type Server struct {
+	*serverproc.Proc
+	// Network ("tcp" or "unix") and Addr are where a stream server
+	// listens; Addr is the URL of the others.
+	Network, Addr string
+}
+
+// Start runs impl in a child process of this executable and returns it
+// once it prints where it serves, within 30 seconds.
+func Start(ctx context.Context, impl string) (*Server, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	p, err := serverproc.Start(ctx, "", nil, exe, Subcommand, impl)
+	if err != nil {
+		return nil, err
+	}
+	line, err := p.Line(30 * time.Second)
+	s := &Server{Proc: p, Addr: line}
+	if network, addr, ok := strings.Cut(line, " "); ok && (network == "tcp" || network == "unix") {
+		s.Network, s.Addr = network, addr
+	} else if err == nil && !strings.HasPrefix(line, "ws://127.0.0.1:") && !strings.HasPrefix(line, "nats://127.0.0.1:") {
+		err = fmt.Errorf("%s %s printed %q, not its address", Subcommand, impl, line)
+	}
+	if err != nil {
+		p.Stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Main is the child's side of Start: it lifts the open-files limit and
+// serves args[0] until SIGTERM or an interrupt. It returns the exit code.
+func Main(args []string) int {
+	if len(args) != 1 || args[0] == "" {
+		fmt.Fprintf(os.Stderr, "usage: %s <server>\n", Subcommand)
+		return 2
+	}
+	serverproc.RaiseOpenFiles()
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	if err := Serve(ctx, args[0], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, Subcommand+":", err)
+		return 1
+	}
+	return 0
+}
+
+// Serve listens on loopback (a unix socket in a fresh temporary directory
+// for ipc), writes where it serves and a newline to w, and serves impl
+// until ctx ends.
+func Serve(ctx context.Context, impl string, w io.Writer) error {
+	network, addr := "tcp", "127.0.0.1:0"
+	var serve func(net.Listener) error
+	var h http.Handler
+	var err error
+	switch impl {
+	case "ours":
+		h, err = oursHandler(ctx)
+	case "geth":
+		h, err = gethHandler()
+	case "fanout":
+		h = fanoutHandler(ctx)
+	case "fanout_parallel":
+		h = parallelFanoutHandler(ctx)
+	case "ipc":
+		dir, err := os.MkdirTemp("", "bench-ipc-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		network, addr = "unix", filepath.Join(dir, "geth.ipc")
+		s, err := ipcServer()
+		if err != nil {
+			return err
+		}
+		defer s.Stop()
+		serve = s.ServeListener
+	case "grpc":
+		s := grpcpeer.NewServer()
+		defer s.Stop()
+		serve = s.Serve
+	case "bare":
+		serve = func(l net.Listener) error { return serveBare(ctx, l) }
+	case "nats":
+		return serveNATS(ctx, w)
+	default:
+		err = fmt.Errorf("no server %q: want one of %v", impl, Impls)
+	}
+	if err != nil {
+		return err
+	}
+	l, err := net.Listen(network, addr)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	where := network + " " + l.Addr().String()
+	if h != nil {
+		mux := http.NewServeMux()
+		mux.Handle("/rpc", h)
+		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		defer srv.Close()
+		serve, where = srv.Serve, "ws://"+l.Addr().String()+"/rpc"
+	}
+	served := make(chan error, 1)
+	go func() { served <- serve(l) }()
+	if _, err := fmt.Fprintln(w, where); err != nil {
+		return err
+	}
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+		return nil
+	}
+}
+
+// InTest runs impl in this process until the test ends, and returns the
+// line it printed: where it serves.
+func InTest(t testing.TB, impl string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	r, w := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, impl, w) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	})
+	line, err := bufio.NewReader(r).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, r)
+	return strings.TrimSpace(line)
+}

@@ -1,0 +1,251 @@
+package childserve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/coder/websocket"
+	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/demo"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/wsconn"
+)
+
+// oursHandler upgrades every request and serves the demo service on it,
+// with wsconn's and rpccore's default options, until ctx ends.
+func oursHandler(ctx context.Context) (http.Handler, error) {
+	s := rpccore.NewServer()
+	if err := demo.Register(s); err != nil {
+		return nil, err
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = wsconn.Serve(ctx, w, r, s, wsconn.Options{}, rpccore.PeerConfig{})
+	}), nil
+}
+
+// gethHandler is go-ethereum's WebSocket handler for a server with the
+// benchmark methods ("bench_add", ...) and the chat ("demo_subscribe"
+// ["chat"], "demo_publish" ["chat", message]).
+func gethHandler() (http.Handler, error) {
+	s := inprocess.NewGethServer()
+	if err := s.RegisterName("demo", newGethChat()); err != nil {
+		return nil, err
+	}
+	return s.WebsocketHandler([]string{"*"}), nil
+}
+
+// gethChat is a chat room the way go-ethereum's own subscriptions are
+// written: each subscription a goroutine that forwards what is published
+// to it with Notifier.Notify.
+type gethChat struct {
+	mu   sync.Mutex
+	subs map[chan string]struct{}
+}
+
+// newGethChat returns an empty room.
+func newGethChat() *gethChat { return &gethChat{subs: map[chan string]struct{}{}} }
+
+// gethQueue bounds the messages waiting for one subscriber; past it they
+// are dropped, as the demo's hub does.
+const gethQueue = 1024
+
+// Chat is the "chat" subscription: every message published to the room.
+func (c *gethChat) Chat(ctx context.Context) (*rpc.Subscription, error) {
+	n, ok := rpc.NotifierFromContext(ctx)
+	if !ok {
+		return nil, rpc.ErrNotificationsUnsupported
+	}
+	sub := n.CreateSubscription()
+	ch := make(chan string, gethQueue)
+	c.mu.Lock()
+	c.subs[ch] = struct{}{}
+	c.mu.Unlock()
+	go func() {
+		defer func() {
+			c.mu.Lock()
+			delete(c.subs, ch)
+			c.mu.Unlock()
+		}()
+		for {
+			select {
+			case msg := <-ch:
+				if n.Notify(sub.ID, msg) != nil {
+					return
+				}
+			case <-sub.Err():
+				return
+			}
+		}
+	}()
+	return sub, nil
+}
+
+// errNoRoom answers a publish to a room other than "chat".
+var errNoRoom = errors.New(`no such room; the chat is "chat"`)
+
+// Publish sends message to every subscriber of room "chat".
+func (c *gethChat) Publish(room, message string) (bool, error) {
+	if room != "chat" {
+		return false, errNoRoom
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for ch := range c.subs {
+		select {
+		case ch <- message:
+		default:
+		}
+	}
+	return true, nil
+}
+
+// fanoutHandler serves demo_subscribe ["chat"] and demo_publish ["chat",
+// text] and nothing else, in the fewest steps: no hub, no queues; a publish
+// is answered by writing one pre-encoded notification to every subscriber
+// in turn, from the publisher's goroutine. It shows what the machine, the
+// WebSocket library and the client cost for one delivery to each
+// connection.
+func fanoutHandler(ctx context.Context) http.Handler {
+	var subs subscribers[*websocket.Conn]
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, &websocket.AcceptOptions{CompressionMode: websocket.CompressionDisabled})
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		defer subs.remove(c)
+		for {
+			_, msg, err := c.Read(ctx)
+			if err != nil {
+				return
+			}
+			answer, ok := fanoutAnswer(msg, func() { subs.add(c) }, func(note []byte) {
+				subs.each(func(all []*websocket.Conn) {
+					for _, s := range all {
+						_ = s.Write(ctx, websocket.MessageText, note)
+					}
+				})
+			})
+			if !ok || c.Write(ctx, websocket.MessageText, answer) != nil {
+				return
+			}
+		}
+	})
+}
+
+// fanoutAnswer answers one request of a bare fan-out: demo_subscribe
+// calls subscribe, demo_publish calls publish with the notification every
+// subscriber is to get, and any other method is refused. It reports false
+// for a message that is not a request.
+func fanoutAnswer(msg []byte, subscribe func(), publish func(note []byte)) ([]byte, bool) {
+	var req struct {
+		Method string          `json:"method"`
+		Params []string        `json:"params"`
+		ID     json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(msg, &req) != nil {
+		return nil, false
+	}
+	switch {
+	case req.Method == "demo_subscribe":
+		subscribe()
+		return []byte(`{"jsonrpc":"2.0","result":"0x1","id":` + string(req.ID) + `}`), true
+	case req.Method == "demo_publish" && len(req.Params) == 2:
+		publish([]byte(`{"jsonrpc":"2.0","method":"demo_subscription","params":{"subscription":"0x1","result":` +
+			strconv.Quote(req.Params[1]) + `}}`))
+		return []byte(`{"jsonrpc":"2.0","result":true,"id":` + string(req.ID) + `}`), true
+	}
+	return []byte(`{"jsonrpc":"2.0","error":{"code":-32601,"message":"` + strings.ReplaceAll(req.Method, `"`, "") +
+		` is not served here"},"id":` + string(req.ID) + `}`), true
+}
+
+// subscribers are a bare fan-out's subscribed connections.
+type subscribers[C comparable] struct {
+	mu   sync.Mutex
+	subs []C
+}
+
+// add subscribes c.
+func (s *subscribers[C]) add(c C) {
+	s.mu.Lock()
+	s.subs = append(s.subs, c)
+	s.mu.Unlock()
+}
+
+// remove forgets c, if it subscribed.
+func (s *subscribers[C]) remove(c C) {
+	s.mu.Lock()
+	if i := slices.Index(s.subs, c); i >= 0 {
+		s.subs = slices.Delete(s.subs, i, i+1)
+	}
+	s.mu.Unlock()
+}
+
+// each calls f with every subscriber, none joining or leaving meanwhile.
+func (s *subscribers[C]) each(f func(all []C)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f(s.subs)
+}
+
+// parallelFanoutHandler serves demo_subscribe ["chat"] and demo_publish
+// ["chat", text] as fanoutHandler does, sharing each publish's writes
+// between one goroutine per processor over package wsconn (the framing and
+// writes ours uses): what a delivery costs with the writes spread over the
+// cores as ours spreads them.
+func parallelFanoutHandler(ctx context.Context) http.Handler {
+	var subs subscribers[*wsconn.Conn]
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := wsconn.Accept(w, r, wsconn.Options{})
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		defer subs.remove(c)
+		var msg []byte
+		for {
+			if msg, err = c.ReadMessage(ctx, msg[:0]); err != nil {
+				return
+			}
+			answer, ok := fanoutAnswer(msg, func() { subs.add(c) }, func(note []byte) {
+				subs.each(func(all []*wsconn.Conn) { writeShared(ctx, all, note) })
+			})
+			if !ok || writeOne(ctx, c, answer) != nil {
+				return
+			}
+		}
+	})
+}
+
+// writeShared writes note to every connection of subs, sharing them
+// between one goroutine per processor, and returns once all are written.
+func writeShared(ctx context.Context, subs []*wsconn.Conn, note []byte) {
+	n := runtime.GOMAXPROCS(0)
+	var wg sync.WaitGroup
+	for i := range n {
+		share := subs[i*len(subs)/n : (i+1)*len(subs)/n]
+		wg.Go(func() {
+			for _, s := range share {
+				_ = writeOne(ctx, s, note)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// writeOne writes msg to c in one network write.
+func writeOne(ctx context.Context, c *wsconn.Conn, msg []byte) error {
+	if err := c.WriteMessage(ctx, msg); err != nil {
+		return err
+	}
+	return c.Flush(ctx)
+}
