@@ -1,7 +1,5 @@
 package chart
 
-// axes.go holds the ticks, the grid and the number format of the charts.
-
 import (
 	"image/color"
 	"math"

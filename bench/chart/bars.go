@@ -1,7 +1,5 @@
 package chart
 
-// bars.go is the plotter of the grouped bars, their whiskers and labels.
-
 import (
 	"image/color"
 	"math"

@@ -1,8 +1,5 @@
 package clientload
 
-// drivers.go makes the calls: rpcclient from goroutines (CallT) and from
-// one goroutine (Go), go-ethereum's rpc.Client from goroutines.
-
 import (
 	"cmp"
 	"context"

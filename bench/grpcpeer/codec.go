@@ -1,7 +1,5 @@
 package grpcpeer
 
-// codec.go is the codec: a message is its bytes.
-
 import (
 	"fmt"
 

@@ -1,8 +1,5 @@
 package grpcpeer
 
-// load.go drives the service: unary calls, or calls over one stream per
-// connection, with a fixed number in flight on each connection.
-
 import (
 	"bytes"
 	"context"

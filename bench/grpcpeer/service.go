@@ -1,8 +1,5 @@
 package grpcpeer
 
-// service.go holds the service: the five calls on binary values, unary and
-// over one stream.
-
 import (
 	"context"
 	"encoding/binary"

@@ -1,7 +1,5 @@
 package harness
 
-// machine.go describes the computer the run happens on.
-
 import (
 	"bufio"
 	"os"

@@ -1,8 +1,5 @@
 package harness
 
-// output.go writes what a run produced: the JSON, the charts, the page and
-// the README block.
-
 import (
 	"fmt"
 	"os"

@@ -1,7 +1,5 @@
 package harness
 
-// run.go runs the sets in order and assembles the document.
-
 import (
 	"context"
 	"fmt"

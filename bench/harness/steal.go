@@ -1,8 +1,5 @@
 package harness
 
-// steal.go measures the CPU time a virtual machine's hypervisor took away:
-// figures of a run with much of it are not comparable with another's.
-
 import (
 	"os"
 	"strconv"

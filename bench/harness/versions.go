@@ -1,7 +1,5 @@
 package harness
 
-// versions.go names the software measured.
-
 import (
 	"os"
 	"os/exec"

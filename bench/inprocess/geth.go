@@ -1,7 +1,5 @@
 package inprocess
 
-// geth.go drives go-ethereum's rpc server through its ServeHTTP.
-
 import (
 	"unicode"
 	"unicode/utf8"

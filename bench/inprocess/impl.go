@@ -1,7 +1,5 @@
 package inprocess
 
-// impl.go holds what the benchmarks know of an implementation.
-
 // Caller sends one request document and returns the response document. The
 // returned bytes are valid until the next call. A Caller is used by one
 // goroutine at a time.

@@ -1,8 +1,5 @@
 package inprocess
 
-// measure.go times an implementation outside `go test`, for the harness:
-// wall time and allocations per JSON-RPC call, from one or more goroutines.
-
 import (
 	"runtime"
 	"sync"

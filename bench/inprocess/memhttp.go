@@ -1,8 +1,5 @@
 package inprocess
 
-// memhttp.go holds the in-memory request and response writer that drive an
-// http.Handler without a network, reused from call to call.
-
 import (
 	"bytes"
 	"context"

@@ -1,7 +1,5 @@
 package inprocess
 
-// ours.go drives this project's rpccore.
-
 import (
 	"context"
 

@@ -1,10 +1,5 @@
 package inprocess
 
-// plain.go holds the plain dispatcher: unmarshal the request into a struct,
-// switch on the method, unmarshal the params, marshal a response struct. It
-// is written once over a codec and instantiated with encoding/json and with
-// github.com/goccy/go-json.
-
 import (
 	"bytes"
 	"encoding/json"

@@ -1,7 +1,5 @@
 package inprocess
 
-// plain_codecs.go instantiates the plain dispatcher with each JSON library.
-
 import (
 	"encoding/json"
 

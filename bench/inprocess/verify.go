@@ -1,8 +1,5 @@
 package inprocess
 
-// verify.go checks that an implementation answers the workload right, so
-// that nothing is timed that does not work.
-
 import (
 	"encoding/json"
 	"fmt"

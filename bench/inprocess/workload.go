@@ -1,8 +1,5 @@
 package inprocess
 
-// workload.go holds the five benchmark requests and the documents built
-// from them.
-
 import "strconv"
 
 // Call is one of the five benchmark requests.

@@ -1,8 +1,5 @@
 package load
 
-// load.go runs the workers, one per connection: a warm-up, then the timed
-// phase, every answer checked.
-
 import (
 	"bytes"
 	"context"

@@ -1,7 +1,5 @@
 package load
 
-// loopback.go keeps the generator on the local machine.
-
 import (
 	"errors"
 	"fmt"

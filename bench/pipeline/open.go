@@ -1,7 +1,5 @@
 package pipeline
 
-// open.go opens many connections at once, of any transport.
-
 import (
 	"context"
 	"io"

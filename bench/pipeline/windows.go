@@ -1,7 +1,5 @@
 package pipeline
 
-// windows.go turns a growing count into rates over consecutive windows.
-
 import (
 	"context"
 	"fmt"

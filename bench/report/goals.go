@@ -1,7 +1,5 @@
 package report
 
-// goals.go lays out the goals.
-
 import (
 	"fmt"
 

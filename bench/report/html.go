@@ -1,8 +1,5 @@
 package report
 
-// html.go renders the page that shows every set: its chart, its tables and
-// how it was measured.
-
 import (
 	"bytes"
 	"html/template"

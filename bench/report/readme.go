@@ -1,8 +1,5 @@
 package report
 
-// readme.go generates the README's performance block and puts it between
-// its markers.
-
 import (
 	"errors"
 	"fmt"

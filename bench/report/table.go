@@ -1,7 +1,5 @@
 package report
 
-// table.go lays out a set as rows and columns, for Markdown and HTML alike.
-
 import (
 	"fmt"
 	"strings"

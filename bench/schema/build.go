@@ -1,7 +1,5 @@
 package schema
 
-// build.go holds the helpers that fill a set from measured runs.
-
 import (
 	"math"
 	"slices"

@@ -1,7 +1,5 @@
 package schema
 
-// check.go validates a document: its shape, and a number in every cell.
-
 import (
 	"bytes"
 	"encoding/json"

@@ -1,7 +1,5 @@
 package schema
 
-// schema.go holds the types of the document.
-
 // Version is the schema version written into Doc.Schema.
 const Version = 1
 

@@ -1,7 +1,5 @@
 package serverproc
 
-// cpu.go reads the CPU time processes have used, from /proc.
-
 import (
 	"fmt"
 	"os"

@@ -1,8 +1,5 @@
 package sets
 
-// broadcast.go measures the time a published message takes to reach every
-// subscriber.
-
 import (
 	"context"
 	"fmt"

@@ -1,8 +1,5 @@
 package sets
 
-// browser.go folds in the browser set, measured by another tool in
-// headless Chromium and written to bench/results/browser.json.
-
 import (
 	"bytes"
 	"encoding/json"

@@ -1,9 +1,5 @@
 package sets
 
-// client.go measures Go clients side by side against the same server:
-// rpcclient from goroutines (CallT) and from one goroutine per connection
-// (Go), and go-ethereum's rpc.Client, over WebSocket to ours.
-
 import (
 	"context"
 	"fmt"

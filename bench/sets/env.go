@@ -1,7 +1,5 @@
 package sets
 
-// env.go holds what every set runs with.
-
 import (
 	"fmt"
 	"time"

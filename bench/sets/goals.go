@@ -1,7 +1,5 @@
 package sets
 
-// goals.go checks the run against the targets the issues set.
-
 import (
 	"fmt"
 	"math"

@@ -1,8 +1,5 @@
 package sets
 
-// http.go measures jsonrpc in Caddy against Caddy's static respond over
-// HTTPS: one call per POST, and a batch of 100 per POST.
-
 import (
 	"context"
 	"fmt"

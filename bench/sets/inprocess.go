@@ -1,7 +1,5 @@
 package sets
 
-// inprocess.go measures the five implementations inside this process.
-
 import (
 	"context"
 	"fmt"

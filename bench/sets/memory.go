@@ -1,8 +1,5 @@
 package sets
 
-// memory.go measures the server's memory per idle connection, over
-// WebSocket and over TCP.
-
 import (
 	"context"
 	"fmt"

@@ -1,8 +1,5 @@
 package sets
 
-// nodes.go measures a chat broadcast across two Caddy nodes joined by the
-// NATS hub, beside one node with the local hub.
-
 import (
 	"context"
 	"errors"

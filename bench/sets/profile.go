@@ -1,7 +1,5 @@
 package sets
 
-// profile.go holds the durations and counts of a run.
-
 import (
 	"fmt"
 	"time"

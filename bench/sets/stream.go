@@ -1,10 +1,5 @@
 package sets
 
-// stream.go measures the jsonrpc app's raw streams (TCP and a unix
-// socket) against go-ethereum's IPC server, gRPC-Go, and a bare server
-// with no JSON-RPC at all: pipelined calls, calls of a method that waits,
-// one subscription's items per second, and memory per idle connection.
-
 import (
 	"context"
 	"fmt"

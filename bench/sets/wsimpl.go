@@ -1,9 +1,5 @@
 package sets
 
-// wsimpl.go decides what serves each WebSocket implementation: ours is
-// bin/caddy when its jsonrpc answers the upgrade, otherwise wsconn in a
-// child process; go-ethereum always runs in a child process.
-
 import (
 	"context"
 	"fmt"

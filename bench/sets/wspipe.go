@@ -1,7 +1,5 @@
 package sets
 
-// wspipe.go measures pipelined calls over WebSocket.
-
 import (
 	"context"
 	"fmt"

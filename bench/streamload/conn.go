@@ -1,7 +1,5 @@
 package streamload
 
-// conn.go holds the connection: newline-ended requests out, lines in.
-
 import (
 	"bufio"
 	"context"

@@ -1,8 +1,5 @@
 package streamload
 
-// flood.go measures the items per second one subscription delivers to one
-// client that reads and checks every notification.
-
 import (
 	"bytes"
 	"context"

@@ -1,9 +1,5 @@
 package wsload
 
-// answer.go checks answers without decoding them into values: fast enough
-// to check every one at hundreds of thousands a second, and indifferent to
-// the order of members (go-ethereum writes the id before the result).
-
 import (
 	"bytes"
 	"fmt"

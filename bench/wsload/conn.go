@@ -1,9 +1,5 @@
 package wsload
 
-// conn.go holds the client's connection: package wsconn's client side
-// (github.com/gobwas/ws's handshake and frame headers, masked text frames
-// out, whole messages in, pings answered), with the calls the loads make.
-
 import (
 	"context"
 	"crypto/tls"

@@ -1,10 +1,5 @@
 package wsload
 
-// delivery.go measures a chat broadcast to many subscribers spread over
-// several servers, the nodes of one hub: the time one message takes to
-// reach the last of them, and the notifications they read per second from
-// a sustained stream of publishes.
-
 import (
 	"cmp"
 	"context"

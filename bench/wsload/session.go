@@ -1,9 +1,5 @@
 package wsload
 
-// session.go holds subscribers and publishers on open connections: the
-// chat whose messages the broadcast and the delivery to many subscribers
-// time, one message at a time.
-
 import (
 	"bytes"
 	"context"

@@ -1,9 +1,5 @@
 package wsload
 
-// writes.go times the least a broadcast can cost on this machine: one write
-// system call per subscriber, with no WebSocket and no JSON-RPC; nobody
-// reading, or a goroutine of the harness reading each connection.
-
 import (
 	"context"
 	"fmt"
