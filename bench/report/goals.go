@@ -15,7 +15,17 @@ func GoalsTable(d *schema.Doc, detail bool) Table {
 		t.Head = append(t.Head, "from")
 	}
 	for _, g := range d.Goals {
-		row := []string{g.Text, issue(g), measured(g), verdict(g), setSteal(d, g.Set)}
+		issue, verdict, steal := "–", "not met", "–"
+		if g.Issue != 0 {
+			issue = fmt.Sprintf("#%d", g.Issue)
+		}
+		if g.Met {
+			verdict = "met"
+		}
+		if s := d.Find(g.Set); s != nil {
+			steal = Steal(s.CPUSteal)
+		}
+		row := []string{g.Text, issue, measured(g), verdict, steal}
 		if detail {
 			row = append(row, g.Detail)
 		}
@@ -29,21 +39,10 @@ func measured(g schema.Goal) string {
 	if g.Detail == "not measured" || len(g.Detail) > 13 && g.Detail[:13] == "not measured:" {
 		return "not measured"
 	}
-	switch g.Unit {
-	case "x":
+	if g.Unit == "x" {
 		return Ratio(g.Measured)
-	case "calls/s", "items/s":
-		return chart.Short(g.Measured) + " " + g.Unit
 	}
 	return chart.Short(g.Measured) + " " + g.Unit
-}
-
-// setSteal formats the CPU steal while set id ran, "–" when unknown.
-func setSteal(d *schema.Doc, id string) string {
-	if s := d.Find(id); s != nil {
-		return Steal(s.CPUSteal)
-	}
-	return "–"
 }
 
 // Steal formats a share of CPU time stolen as a percentage, "–" when
@@ -53,20 +52,4 @@ func Steal(share *float64) string {
 		return "–"
 	}
 	return fmt.Sprintf("%.0f%%", *share*100)
-}
-
-// issue names the issue that set a goal, "–" when none is recorded.
-func issue(g schema.Goal) string {
-	if g.Issue == 0 {
-		return "–"
-	}
-	return fmt.Sprintf("#%d", g.Issue)
-}
-
-// verdict says whether a goal is met.
-func verdict(g schema.Goal) string {
-	if g.Met {
-		return "met"
-	}
-	return "not met"
 }

@@ -17,15 +17,10 @@ type Table struct {
 	Rows [][]string
 }
 
-// Options of a table.
-type tableOptions struct {
-	ranges bool // add "low–high" under each median
-}
-
 // MainTable is the set's main metric: a row per cell, a column per series,
 // each peer's figure followed by how many times better ours is.
 func MainTable(s *schema.Set, ranges bool) Table {
-	return metricTable(s, s.Metric.Name, s.Metric.Unit, true, tableOptions{ranges: ranges})
+	return metricTable(s, s.Metric.Name, s.Metric.Unit, true, ranges)
 }
 
 // SecondaryTables are the set's other metrics, one table each.
@@ -37,13 +32,14 @@ func SecondaryTables(s *schema.Set) []Table {
 			continue
 		}
 		seen[r.Metric] = true
-		out = append(out, metricTable(s, r.Metric, r.Unit, false, tableOptions{ranges: true}))
+		out = append(out, metricTable(s, r.Metric, r.Unit, false, true))
 	}
 	return out
 }
 
-// metricTable builds the table of one metric.
-func metricTable(s *schema.Set, metric, unit string, ratios bool, o tableOptions) Table {
+// metricTable builds the table of one metric, with each peer's ratio to
+// ours when ratios is set and each median's range when ranges is.
+func metricTable(s *schema.Set, metric, unit string, ratios, ranges bool) Table {
 	var cols []*schema.Series
 	for i := range s.Series {
 		if s.Series[i].Metric == metric {
@@ -75,7 +71,7 @@ func metricTable(s *schema.Set, metric, unit string, ratios bool, o tableOptions
 					cell += " (" + Ratio(c.Ratio) + ")"
 				}
 			}
-			if o.ranges && len(p.Runs) > 1 {
+			if ranges && len(p.Runs) > 1 {
 				cell += fmt.Sprintf(" [%s–%s]", chart.Short(p.Low), chart.Short(p.High))
 			}
 			row = append(row, cell)
@@ -98,21 +94,12 @@ func Ratio(v float64) string {
 
 // Markdown writes t as a Markdown table.
 func (t Table) Markdown() string {
-	var b strings.Builder
-	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
-	b.WriteString("| " + strings.Join(mapStrings(t.Head, esc), " | ") + " |\n")
-	b.WriteString("| --- |" + strings.Repeat(" ---: |", len(t.Head)-1) + "\n")
+	row := func(r []string) string {
+		return "| " + strings.ReplaceAll(strings.Join(r, "\x00"), "|", `\|`) + " |\n"
+	}
+	out := row(t.Head) + "| --- |" + strings.Repeat(" ---: |", len(t.Head)-1) + "\n"
 	for _, r := range t.Rows {
-		b.WriteString("| " + strings.Join(mapStrings(r, esc), " | ") + " |\n")
+		out += row(r)
 	}
-	return b.String()
-}
-
-// mapStrings applies f to every element of s.
-func mapStrings(s []string, f func(string) string) []string {
-	out := make([]string, len(s))
-	for i, v := range s {
-		out[i] = f(v)
-	}
-	return out
+	return strings.ReplaceAll(out, "\x00", " | ")
 }

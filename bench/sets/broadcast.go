@@ -137,10 +137,10 @@ func (ws *WebSocket) broadcastSessions(impls []serverImpl, n int) []broadcastSes
 	}
 	return append(sessions,
 		broadcastSession{name: "writes", work: writesStepWork, open: func(context.Context) (wsload.Broadcaster, error) {
-			return wsload.OpenWrites(n, notificationSize)
+			return wsload.OpenWrites(n, notificationSize, false)
 		}},
 		broadcastSession{name: "writes_read", work: writesStepWork, open: func(context.Context) (wsload.Broadcaster, error) {
-			return wsload.OpenWritesRead(n, notificationSize)
+			return wsload.OpenWrites(n, notificationSize, true)
 		}})
 }
 

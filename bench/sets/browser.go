@@ -1,7 +1,6 @@
 package sets
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,12 +10,11 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
 )
 
-// Browser reads file: a set in this schema, or {"sets": [...]} holding one,
-// becomes the browser set as it is (group "browser"); so do the rows the
-// WebAssembly host's benchmark writes ({"browser", "date", "mode", "rows":
-// [{"name", "us_per_call", "rpc_per_s"}]}), one cell per row. A missing file
-// is a set not yet measured; a file in another shape is kept under Source,
-// not measured by this schema's rules.
+// Browser reads file, the rows the WebAssembly host's benchmark writes
+// ({"browser", "date", "mode", "rows": [{"name", "us_per_call",
+// "rpc_per_s"}]}), as the browser set, one cell per row. A missing file is a
+// set not yet measured; a file in another shape is kept under Source, not
+// measured by this schema's rules.
 func Browser(file string) schema.Set {
 	s := schema.Set{
 		ID: "browser", Group: "browser", Status: schema.NotMeasured,
@@ -33,13 +31,6 @@ func Browser(file string) schema.Set {
 		s.Note = "not measured: " + err.Error()
 		return s
 	}
-	if got, ok := decodeSet(b); ok {
-		got.ID, got.Group = "browser", "browser"
-		if got.Status == "" {
-			got.Status = schema.Measured
-		}
-		return got
-	}
 	if got, ok := decodeRows(b, s); ok {
 		return got
 	}
@@ -51,26 +42,6 @@ func Browser(file string) schema.Set {
 	s.Note = "bench/results/browser.json is kept under source as it was: it is not in this schema"
 	s.Source = raw
 	return s
-}
-
-// decodeSet decodes b as a set with series, or as a document holding one.
-func decodeSet(b []byte) (schema.Set, bool) {
-	strict := func(v any) bool {
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.DisallowUnknownFields()
-		return dec.Decode(v) == nil
-	}
-	var s schema.Set
-	if strict(&s) && len(s.Series) > 0 {
-		return s, true
-	}
-	var doc struct {
-		Sets []schema.Set `json:"sets"`
-	}
-	if json.Unmarshal(b, &doc) == nil && len(doc.Sets) == 1 && len(doc.Sets[0].Series) > 0 {
-		return doc.Sets[0], true
-	}
-	return schema.Set{}, false
 }
 
 // browserRows is what the WebAssembly host's benchmark writes.

@@ -12,8 +12,7 @@ import (
 
 // Clients holds the server the client set calls.
 type Clients struct {
-	server  *childserve.Server
-	harness string
+	server *childserve.Server
 }
 
 // clientHarness says what serves the client set and what calls it.
@@ -31,7 +30,7 @@ func NewClients(ctx context.Context) (*Clients, error) {
 	if err != nil {
 		return nil, fmt.Errorf("client: starting the server: %w", err)
 	}
-	return &Clients{server: s, harness: clientHarness}, nil
+	return &Clients{server: s}, nil
 }
 
 // Close stops the server.
@@ -104,7 +103,7 @@ const (
 func (c *Clients) Pipelined(ctx context.Context, e *Env) schema.Set {
 	n := numericWindows(e.Profile)
 	s := pipeSet("client_pipelined", "client",
-		"Go clients over WebSocket: calls per second against the same server, the five requests cycled", c.harness,
+		"Go clients over WebSocket: calls per second against the same server, the five requests cycled", clientHarness,
 		"each connection is one client with its number of calls in flight: ours, as many goroutines each "+
 			"calling rpcclient.CallT in a loop (CallT[float64] for the four numeric results, CallT[string] for "+
 			"StringMe); ours_go, one goroutine that starts that many calls with Client.GoCall (reusing the calls "+

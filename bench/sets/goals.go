@@ -56,10 +56,10 @@ func goalList(p Profile) []goal {
 	return []goal{
 		{id: "inprocess_vs_geth", issue: 2, set: "inprocess", unit: "x", target: 100,
 			text:    "≥100x faster than go-ethereum in process (the five requests cycled)",
-			measure: ratioGoal("geth", "five cycled")},
+			measure: seriesRatioGoal("ours", "geth", "five cycled")},
 		{id: "inprocess_vs_goccy", issue: 2, set: "inprocess", unit: "x", target: 5,
 			text:    "≥5x faster than the plain goccy/go-json dispatcher (the five requests cycled)",
-			measure: ratioGoal("goccy", "five cycled")},
+			measure: seriesRatioGoal("ours", "goccy", "five cycled")},
 		{id: "inprocess_ns", issue: 2, set: "inprocess", unit: "ns", target: 150, atMost: true,
 			text: "≤150 ns per request averaged over the five (cycled, one goroutine)",
 			measure: func(_ *schema.Doc, s *schema.Set) (float64, string, bool) {
@@ -125,7 +125,7 @@ func goalList(p Profile) []goal {
 			measure: floorGoal("ours", "bare", m, "the bare server with no JSON-RPC")},
 		{id: "stream_vs_geth", issue: 11, set: "stream_pipelined", unit: "x", target: 10,
 			text:    "≥10x go-ethereum's IPC server, pipelined, 4 connections × 256 in flight",
-			measure: ratioGoal("geth", m)},
+			measure: seriesRatioGoal("ours", "geth", m)},
 		{id: "stream_blocking", issue: 11, set: "stream_blocking", unit: "calls/s", target: 1e6, metric: "rpc_per_s", cell: m,
 			text:    "≥1M calls per second of a Blocking method that waits (delay(0)) over TCP, 4 connections × 256 in flight",
 			measure: floorGoal("ours", "ours_five", m, "the five requests, not blocking, on the same listener")},
@@ -224,7 +224,7 @@ func floorGoal(ours, floor, x, what string) func(*schema.Doc, *schema.Set) (floa
 	}
 }
 
-// peerRatioGoal is ratioGoal for a set of one cell: the ratio with its
+// peerRatioGoal is seriesRatioGoal for a set of one cell: the ratio with its
 // range by run.
 func peerRatioGoal(peer, x string) func(*schema.Doc, *schema.Set) (float64, string, bool) {
 	return func(_ *schema.Doc, s *schema.Set) (float64, string, bool) {
@@ -235,12 +235,6 @@ func peerRatioGoal(peer, x string) func(*schema.Doc, *schema.Set) (float64, stri
 		return c.Ratio, fmt.Sprintf("%s: ours %s, %s %s (%.1fx to %.1fx by run)", x, rate(c.OursMedian), peer,
 			rate(c.PeerMedian), c.Low, c.High), true
 	}
-}
-
-// ratioGoal reads ours against peer on cell x, with the range over the
-// other cells.
-func ratioGoal(peer, x string) func(*schema.Doc, *schema.Set) (float64, string, bool) {
-	return seriesRatioGoal("ours", peer, x)
 }
 
 // seriesRatioGoal reads series ours against peer on cell x, with the

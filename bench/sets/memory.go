@@ -52,7 +52,7 @@ func (ws *WebSocket) Memory(ctx context.Context, e *Env, openFiles uint64) schem
 // fresh IPC server over its unix socket.
 func (st *Stream) Memory(ctx context.Context, e *Env, openFiles uint64) schema.Set {
 	s := schema.Set{ID: "stream_memory", Group: "stream", Title: "TCP: server memory per idle connection, KiB",
-		Harness: st.harness}
+		Harness: streamHarness}
 	return memorySet(ctx, e, s, "stream", " (bin/caddy with Caddyfile.bench, or go-ethereum's IPC server)", openFiles,
 		[]serverImpl{
 			{"ours", "ours over TCP (jsonrpc app in Caddy)", schema.Ours, nil, func(ctx context.Context) (*server, error) {

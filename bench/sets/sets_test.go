@@ -285,21 +285,11 @@ func TestGoalsNameCellsTheSetsMake(t *testing.T) {
 	t.Error("no five cycled case")
 }
 
-func TestBrowserFoldsASetAndKeepsAnythingElse(t *testing.T) {
+func TestBrowserFoldsTheHostsRowsAndKeepsAnythingElse(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "browser.json")
 	if s := Browser(file); s.Status != schema.NotMeasured || !strings.Contains(s.Note, "does not exist") {
 		t.Errorf("missing file: %+v", s)
-	}
-	set := `{"id":"x","title":"Browser","status":"measured","harness":"chromium","metric":{"name":"us","unit":"µs","better":"lower"},
-	"x_label":"path","cells":["bytes"],"series":[{"name":"ours","label":"ours","role":"ours","metric":"us","unit":"µs",
-	"points":[{"x":"bytes","median":2,"low":2,"high":2,"runs":[2]}]}]}`
-	for _, content := range []string{set, `{"sets":[` + set + `]}`} {
-		os.WriteFile(file, []byte(content), 0o644)
-		s := Browser(file)
-		if s.ID != "browser" || s.Group != "browser" || s.Status != schema.Measured || len(s.Series) != 1 {
-			t.Errorf("%s: %+v", content[:10], s)
-		}
 	}
 	os.WriteFile(file, []byte(`{"browser":"Chrome/1","mode":"full","date":"d","rows":[
 		{"name":"bytes path","us_per_call":2,"rpc_per_s":500000},{"name":"Go loop","us_per_call":0.5,"rpc_per_s":2000000}]}`), 0o644)

@@ -21,7 +21,6 @@ import (
 type Stream struct {
 	caddy           *caddyproc.Caddy
 	geth, rpc, bare *childserve.Server
-	harness         string
 }
 
 // streamHarness says what serves each series of the stream sets.
@@ -44,7 +43,7 @@ func NewStream(ctx context.Context, e *Env) (*Stream, error) {
 	if err := e.Caddy.ServesWebSocket(ctx); err != nil {
 		return nil, fmt.Errorf("the WebSocket reference: %w", err)
 	}
-	st := &Stream{caddy: e.Caddy, harness: streamHarness}
+	st := &Stream{caddy: e.Caddy}
 	for _, s := range []struct {
 		impl string
 		to   **childserve.Server
@@ -68,9 +67,6 @@ func (st *Stream) Close() {
 	}
 }
 
-// streamCells are the cells of the pipelined set.
-func streamCells(p Profile) []pipeCell { return p.StreamCells }
-
 // streamMain is the cell the goals of the stream sets read: 4
 // connections, 256 calls in flight on each.
 var streamMain = pipeCell{4, 256}
@@ -86,7 +82,7 @@ func streamRunWork(p Profile) int { return ms(p.WSWarmup) + ms(p.WSWindow) + 60 
 // StreamWork is the work the stream sets report, in estimated
 // milliseconds.
 func StreamWork(p Profile) int {
-	return (len(streamCells(p))*5+3+3+3)*streamStepWork(p) + p.Runs*2*memoryStepWork(p)
+	return (len(p.StreamCells)*5+3+3+3)*streamStepWork(p) + p.Runs*2*memoryStepWork(p)
 }
 
 // pipeTarget is one series of a pipelined stream measurement.
@@ -164,7 +160,7 @@ func measureSessions(ctx context.Context, e *Env, s *schema.Set, cells []pipeCel
 // WebSocket.
 func (st *Stream) Pipelined(ctx context.Context, e *Env) schema.Set {
 	s := pipeSet("stream_pipelined", "stream",
-		"TCP and unix sockets: pipelined calls per second, the five requests cycled", st.harness,
+		"TCP and unix sockets: pipelined calls per second, the five requests cycled", streamHarness,
 		"each connection keeps its number of calls in flight: a call is written as soon as an answer comes "+
 			"back, and the calls written together go out in one network write; every answer is checked. The bare "+
 			"server answers each line with the pre-encoded answer of its id and does nothing else: the floor of "+
@@ -182,7 +178,7 @@ func (st *Stream) Pipelined(ctx context.Context, e *Env) schema.Set {
 		streamTarget("geth", "go-ethereum IPC (unix socket)", schema.Peer, st.geth.Network, st.geth.Addr, gethReqs, gethExpect),
 		streamTarget("bare", "bare server, no JSON-RPC (TCP)", schema.Ceiling, st.bare.Network, st.bare.Addr, reqs, expect),
 	}
-	if err := measureSessions(ctx, e, &s, streamCells(e.Profile), targets); err != nil {
+	if err := measureSessions(ctx, e, &s, e.Profile.StreamCells, targets); err != nil {
 		return failed(s, err)
 	}
 	return s
@@ -204,7 +200,7 @@ func delayRequests(method string) ([][]byte, wsload.Expect) {
 // peer runs each call on a goroutine of its own, where it waits on a
 // timer; go-ethereum's IPC server does the same with bench_sleep(0).
 func (st *Stream) Blocking(ctx context.Context, e *Env) schema.Set {
-	s := pipeSet("stream_blocking", "stream", "TCP: pipelined calls of a method that waits, delay(0)", st.harness,
+	s := pipeSet("stream_blocking", "stream", "TCP: pipelined calls of a method that waits, delay(0)", streamHarness,
 		"delay is registered Blocking: the peer hands each call to a goroutine of its own (at most "+
 			"max_in_flight at once per connection, 64 by default), where it waits on a 0 ms timer before it "+
 			"answers. go-ethereum runs every call on a goroutine of its own anyway; its bench_sleep waits on a "+
@@ -226,7 +222,7 @@ func (st *Stream) Blocking(ctx context.Context, e *Env) schema.Set {
 // GRPC measures ours over TCP against gRPC-Go, unary and streamed.
 func (st *Stream) GRPC(ctx context.Context, e *Env) schema.Set {
 	s := pipeSet("stream_grpc", "stream",
-		"TCP: the five calls, ours against gRPC-Go (unary, and one bidirectional stream per connection)", st.harness,
+		"TCP: the five calls, ours against gRPC-Go (unary, and one bidirectional stream per connection)", streamHarness,
 		"gRPC-Go "+grpcVersion+" serves the five calls as a hand-written grpc.ServiceDesc with a codec of "+
 			"binary values (little-endian numbers, raw string bytes: cheaper than JSON, so gRPC pays only for its "+
 			"transport); unary: as many goroutines per connection as calls in flight, each calling in a loop; "+
@@ -263,7 +259,7 @@ func (st *Stream) Streaming(ctx context.Context, e *Env) schema.Set {
 	s := schema.Set{
 		ID: "stream_flood", Group: "stream", Status: schema.Measured,
 		Title:   "Streaming: notifications per second from one subscription to one client",
-		Harness: st.harness,
+		Harness: streamHarness,
 		Note: "the client subscribes to demo_subscribe(\"flood\", " + strconv.Itoa(demo.MaxFlood) + "), which sends " +
 			"1, 2, 3, ... as fast as the connection takes them, waiting for room in the send queue rather than " +
 			"dropping; the client reads every notification, checks its envelope and subscription id, and that its " +

@@ -13,9 +13,9 @@ import (
 
 // WritesSession is n loopback TCP connections: a Broadcaster that times
 // writing a message of size bytes to every one of them. Opened by
-// OpenWrites, nobody reads: one goroutine writes to every connection in
+// OpenWrites without read, nobody reads: one goroutine writes to every connection in
 // turn, the bytes waiting in the socket buffers, and the time runs until
-// the last write returns. Opened by OpenWritesRead, a goroutine of the
+// the last write returns. Opened with read, a goroutine of the
 // harness reads each connection, the writes are shared between one
 // goroutine per processor, each writing to its connections in turn, and
 // the time runs until the last reader has the message.
@@ -30,16 +30,9 @@ type WritesSession struct {
 	readers  sync.WaitGroup
 }
 
-// OpenWrites opens the n connections of a WritesSession nobody reads.
-func OpenWrites(n, size int) (*WritesSession, error) { return openWrites(n, size, false) }
-
-// OpenWritesRead opens the n connections of a WritesSession and starts
-// their readers.
-func OpenWritesRead(n, size int) (*WritesSession, error) { return openWrites(n, size, true) }
-
-// openWrites opens n loopback TCP connections, with a reader on the
-// client end of each when read is set.
-func openWrites(n, size int, read bool) (*WritesSession, error) {
+// OpenWrites opens the n loopback TCP connections of a WritesSession,
+// with a reader on the client end of each when read is set.
+func OpenWrites(n, size int, read bool) (*WritesSession, error) {
 	w := &WritesSession{msg: make([]byte, size), read: read, round: make(chan struct{}, 1)}
 	var clients []net.Conn
 	w.closeAll = func() {

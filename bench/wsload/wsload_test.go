@@ -144,7 +144,7 @@ func TestExpectChecksIdAndResultInAnyOrder(t *testing.T) {
 }
 
 func TestWritesTimesEveryRound(t *testing.T) {
-	w, err := OpenWrites(20, 100)
+	w, err := OpenWrites(20, 100, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestWritesTimesEveryRound(t *testing.T) {
 }
 
 func TestWritesReadTimesEveryRoundUntilEveryReaderHasIt(t *testing.T) {
-	w, err := OpenWritesRead(200, 100)
+	w, err := OpenWrites(200, 100, true)
 	if err != nil {
 		t.Fatal(err)
 	}
