@@ -116,7 +116,7 @@ func (c *Caddy) waitReady(ctx context.Context, timeout time.Duration, check func
 func (c *Caddy) check(ctx context.Context) error {
 	for _, path := range []string{"/rpc", "/static"} {
 		res, err := load.Run(ctx, load.Config{
-			URL: c.HTTPS + path, Body: []byte(AddCall), Requests: 1, Insecure: true, Timeout: time.Second,
+			URL: c.HTTPS + path, Body: []byte(AddCall), Requests: 1, Timeout: time.Second,
 			ExpectBody: []byte(AddAnswer), ExpectContentType: "application/json",
 		})
 		if err != nil {

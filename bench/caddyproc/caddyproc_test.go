@@ -23,7 +23,7 @@ func TestStartServesTheBenchConfig(t *testing.T) {
 	}
 	defer c.Stop()
 	res, err := load.Run(context.Background(), load.Config{URL: c.HTTPS + "/rpc", Body: []byte(`[` + AddCall + `]`),
-		Requests: 2, HTTP2: true, Insecure: true, ExpectBody: []byte(`[` + AddAnswer + `]`)})
+		Requests: 2, HTTP2: true, ExpectBody: []byte(`[` + AddAnswer + `]`)})
 	if err != nil || res.Errors > 0 {
 		t.Fatalf("%+v, %v", res, err)
 	}

@@ -17,15 +17,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/load"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
 )
 
 // The clients, named as the series that measure them.
@@ -173,14 +172,7 @@ func (r *run) fail(err error) {
 // returns the windows. A wrong answer or a failed call ends it with an
 // error.
 func Run(ctx context.Context, cfg Config) (Result, error) {
-	u, err := url.Parse(cfg.URL)
-	if err != nil {
-		return Result{}, err
-	}
-	if u.Scheme != "ws" {
-		return Result{}, fmt.Errorf("clientload: scheme %q: want ws", u.Scheme)
-	}
-	if err := load.CheckLoopbackHost(u.Hostname()); err != nil {
+	if err := wsload.CheckURL(cfg.URL); err != nil {
 		return Result{}, err
 	}
 	if cfg.Conns < 1 || cfg.Depth < 1 || len(cfg.Calls) == 0 || !cfg.Windows.Valid() {
@@ -214,6 +206,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		closers = append(closers, closeClient)
 	}
 	var res Result
+	var err error
 	if res.All, err = r.windows(ctx, cfg.Windows); err != nil {
 		return Result{}, err
 	}

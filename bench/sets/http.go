@@ -121,7 +121,7 @@ func HTTP(ctx context.Context, e *Env) []schema.Set {
 			for _, t := range httpTargets() {
 				e.Bar.Start(fmt.Sprintf("HTTPS run %d/%d: %s, %s", run+1, e.Profile.Runs, c.x(), t.name))
 				res, err := load.Run(ctx, load.Config{
-					URL: e.Caddy.HTTPS + t.path, Body: t.body, HTTP2: c.h2, Conns: c.conns, Insecure: true,
+					URL: e.Caddy.HTTPS + t.path, Body: t.body, HTTP2: c.h2, Conns: c.conns,
 					Duration: e.Profile.HTTPTime, Warmup: e.Profile.HTTPWarmup,
 					ExpectBody: t.expect, ExpectContentType: "application/json", CallsPerRequest: t.calls,
 				})

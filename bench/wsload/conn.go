@@ -2,7 +2,6 @@ package wsload
 
 import (
 	"context"
-	"crypto/tls"
 	"fmt"
 	"net"
 	"net/url"
@@ -20,16 +19,14 @@ type Conn struct{ ws *wsconn.Conn }
 // maxMessage bounds a message read, against a confused server.
 const maxMessage = 64 << 20
 
-// Dial connects to a ws:// or wss:// URL on loopback and upgrades the
-// connection. TLS certificates are not verified (the servers under test use
-// a local CA). ctx bounds the dial and the handshake.
+// Dial connects to a ws:// URL on loopback and upgrades the connection.
+// ctx bounds the dial and the handshake.
 func Dial(ctx context.Context, rawURL string) (*Conn, error) {
-	if err := checkURL(rawURL); err != nil {
+	if err := CheckURL(rawURL); err != nil {
 		return nil, err
 	}
 	c, err := wsconn.Dial(ctx, rawURL, wsconn.DialOptions{
 		NetDial:    netDialer.DialContext,
-		TLSConfig:  tlsConfig,
 		MaxMessage: maxMessage,
 	})
 	if err != nil {
@@ -46,17 +43,14 @@ func Dialer(url string) func(context.Context) (pipeline.Conn, error) {
 // netDialer dials loopback addresses only.
 var netDialer = &net.Dialer{Timeout: 10 * time.Second, Control: load.LoopbackOnly}
 
-// tlsConfig verifies no certificate: the servers under test use a local CA.
-var tlsConfig = &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"http/1.1"}}
-
-// checkURL fails unless rawURL is a ws:// or wss:// URL on loopback.
-func checkURL(rawURL string) error {
+// CheckURL fails unless rawURL is a ws:// URL on loopback.
+func CheckURL(rawURL string) error {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return err
 	}
-	if u.Scheme != "ws" && u.Scheme != "wss" {
-		return fmt.Errorf("wsload: scheme %q: want ws or wss", u.Scheme)
+	if u.Scheme != "ws" {
+		return fmt.Errorf("wsload: scheme %q: want ws", u.Scheme)
 	}
 	return load.CheckLoopbackHost(u.Hostname())
 }

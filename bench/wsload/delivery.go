@@ -123,23 +123,13 @@ func (d *deliverer) probe(ctx context.Context) error {
 			}
 			p.sent++
 		}
-		select {
-		case err := <-d.s.failed:
+		if err := d.s.pause(ctx, 50*time.Millisecond); err != nil {
 			return err
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	select {
-	case err := <-d.s.failed:
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(200 * time.Millisecond):
-	}
+	err := d.s.pause(ctx, 200*time.Millisecond)
 	d.s.probing.Store(false)
-	return nil
+	return err
 }
 
 // stream publishes from another goroutine while it counts the windows and
@@ -199,12 +189,8 @@ func (d *deliverer) stream(ctx context.Context, busy map[string][]float64) ([]fl
 			return nil, fmt.Errorf("wsload: a subscriber read %d of the %d messages published, %v after the last",
 				least, d.s.published, d.cfg.Timeout)
 		}
-		select {
-		case err := <-d.s.failed:
+		if err := d.s.pause(ctx, 5*time.Millisecond); err != nil {
 			return nil, err
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(5 * time.Millisecond):
 		}
 	}
 	for i := range d.s.ls {

@@ -34,13 +34,13 @@ type Reader struct {
 // connection with a close frame.
 var ErrClosed = errors.New("wsload: connection closed by the server")
 
-// DialReader connects to a ws:// or wss:// URL on loopback as Dial does,
+// DialReader connects to a ws:// URL on loopback as Dial does,
 // gobwas/ws making the opening handshake.
 func DialReader(ctx context.Context, rawURL string) (*Reader, error) {
-	if err := checkURL(rawURL); err != nil {
+	if err := CheckURL(rawURL); err != nil {
 		return nil, err
 	}
-	d := ws.Dialer{NetDial: netDialer.DialContext, TLSConfig: tlsConfig}
+	d := ws.Dialer{NetDial: netDialer.DialContext}
 	nc, br, _, err := d.Dial(ctx, rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("wsload: %s: %w", rawURL, err)
