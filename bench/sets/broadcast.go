@@ -94,7 +94,12 @@ func (ws *WebSocket) Broadcast(ctx context.Context, e *Env) schema.Set {
 			for k := range sessions {
 				o := sessions[(k+round)%len(sessions)]
 				e.Bar.Start(fmt.Sprintf("WebSocket broadcast: %s, %s, round %d of %d", x, o.name, round+1, rounds))
-				times, err := timeSession(ctx, o.open, warmup, timed)
+				b, err := o.open(ctx)
+				var times []time.Duration
+				if err == nil {
+					times, err = wsload.Times(ctx, b, warmup, timed)
+					b.Close()
+				}
 				e.Bar.Done(o.work(e.Profile, n))
 				if err != nil {
 					return failed(s, fmt.Errorf("%s, %s: %w", x, o.name, err))
@@ -157,14 +162,3 @@ func chat(subs, pubs []string, n int) wsload.BroadcastConfig {
 // notificationSize is the bytes of the writes alone: about a chat
 // notification's.
 const notificationSize = 100
-
-// timeSession opens a session, publishes warmup+runs messages through it
-// and closes it, returning the timed messages' times.
-func timeSession(ctx context.Context, open func(context.Context) (wsload.Broadcaster, error), warmup, runs int) ([]time.Duration, error) {
-	b, err := open(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer b.Close()
-	return wsload.Times(ctx, b, warmup, runs)
-}

@@ -11,7 +11,6 @@ import (
 
 // Env is what the sets share during a run.
 type Env struct {
-	// Profile sets durations and counts.
 	Profile Profile
 	// Bar shows progress; every set counts its work on it, in estimated
 	// milliseconds.
@@ -62,7 +61,7 @@ func (c collector) fill(s *schema.Set) {
 	}
 }
 
-// ms is d in whole milliseconds.
+// ms is d in milliseconds.
 func ms(d time.Duration) int { return int(d / time.Millisecond) }
 
 // thousands formats n with commas: 10,000.

@@ -7,45 +7,33 @@ import (
 
 // Profile sets how long and how often every cell is measured.
 type Profile struct {
-	// Name is "full" or "quick".
-	Name string
-	// Runs is the number of timed runs of each cell (broadcast has its own).
-	Runs int
-
-	// InProcessWarmup and InProcessTime are each in-process cell's warm-up
-	// and the length of each timed run.
+	Name string // "full" or "quick"
+	Runs int    // timed runs of each cell (broadcast has its own)
+	// Each in-process cell's warm-up and timed run.
 	InProcessWarmup, InProcessTime time.Duration
-	// HTTPWarmup and HTTPTime are each HTTP run's warm-up (on its own
-	// connections) and timed length; HTTPConns the client connection counts.
+	// Each HTTP run's warm-up (on its own connections) and timed length,
+	// and the connection counts.
 	HTTPWarmup, HTTPTime time.Duration
 	HTTPConns            []int
-	// WSWarmup and WSWindow are each pipelined cell's warm-up and the
-	// length of each timed window; WSConns and WSDepths its cells.
+	// Each pipelined cell's warm-up and timed windows (every stream set's
+	// too), and the WebSocket set's cells.
 	WSWarmup, WSWindow time.Duration
 	WSConns, WSDepths  []int
-	// BroadcastSizes are the subscriber counts; BroadcastWarmup and
-	// BroadcastRuns the messages published before and while timing. The
-	// broadcast set has BroadcastRounds rounds, each a session of every
-	// series in turn on fresh connections: each session publishes
-	// BroadcastWarmup messages, then its share of BroadcastRuns.
-	BroadcastSizes                 []int
-	BroadcastWarmup, BroadcastRuns int
-	BroadcastRounds                int
-	// StreamCells are the cells of the stream pipelined set; its windows
-	// are WSWarmup and WSWindow, as every stream set's.
-	StreamCells []pipeCell
-	// ClientCells are the cells of the client set; each run of it is
-	// WSWarmup and half a WSWindow (clientRunWindows), then shorter
-	// windows for the numeric calls (numericWindows).
-	ClientCells []pipeCell
-	// IdleConns is the number of idle connections of the memory sets, and
-	// IdleSettle how long they sit before the server's memory is read.
+	// The subscriber counts, and the messages published before and while
+	// timing: BroadcastRounds rounds, each a session of every series in turn
+	// on fresh connections publishing BroadcastWarmup messages, then its
+	// share of BroadcastRuns. The nodes set times as many one at a time.
+	BroadcastSizes                                  []int
+	BroadcastWarmup, BroadcastRuns, BroadcastRounds int
+	// The cells of the stream pipelined set and of the client set (each run
+	// of which is clientRunWindows, then numericWindows).
+	StreamCells, ClientCells []pipeCell
+	// The memory sets' idle connections, and how long they sit before the
+	// server's memory is read.
 	IdleConns  int
 	IdleSettle time.Duration
-	// NodesSubscribers is the nodes set's subscriber count, split over the
-	// nodes; NodesWarmup its stream's warm-up and NodesWindow the length
-	// of each of its Runs windows. Its messages timed one at a time are
-	// BroadcastWarmup and BroadcastRuns.
+	// The nodes set's subscribers (split over the nodes), its stream's
+	// warm-up and the length of each of its Runs windows.
 	NodesSubscribers         int
 	NodesWarmup, NodesWindow time.Duration
 }

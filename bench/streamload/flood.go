@@ -24,14 +24,6 @@ type FloodConfig struct {
 	Windows pipeline.Windows
 }
 
-// messages is a connection seen as messages: one per line over a
-// stream, one per WebSocket message.
-type messages interface {
-	Send(msg []byte) error
-	ReadMessage(buf []byte) ([]byte, error)
-	Close() error
-}
-
 // Flood subscribes over a stream connection to network and addr and
 // returns the notifications per second of each window.
 func Flood(ctx context.Context, network, addr string, cfg FloodConfig) ([]float64, error) {
@@ -53,7 +45,7 @@ func FloodWebSocket(ctx context.Context, url string, cfg FloodConfig) ([]float64
 }
 
 // flood runs cfg on c, and closes c.
-func flood(ctx context.Context, c messages, cfg FloodConfig) ([]float64, error) {
+func flood(ctx context.Context, c wsload.Messages, cfg FloodConfig) ([]float64, error) {
 	if !cfg.Windows.Valid() || len(cfg.Subscribe) == 0 {
 		c.Close()
 		return nil, errors.New("streamload: flood needs a subscribe request and windows")

@@ -69,7 +69,7 @@ func Delivery(ctx context.Context, cfg DeliveryConfig) (DeliveryResult, error) {
 	if cfg.LatencyRuns < 1 || cfg.Windows < 1 || cfg.Window <= 0 || cfg.InFlight < 1 || cfg.Lag < 1 {
 		return res, errors.New("wsload: delivery needs runs, windows and bounds")
 	}
-	s, err := openSession(ctx, cfg.BroadcastConfig, func(ctx context.Context, url string) (subscriber, error) {
+	s, err := openSession(ctx, cfg.BroadcastConfig, func(ctx context.Context, url string) (Messages, error) {
 		return DialReader(ctx, url)
 	})
 	if err != nil {

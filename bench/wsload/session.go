@@ -66,11 +66,12 @@ func Times(ctx context.Context, b Broadcaster, warmup, runs int) ([]time.Duratio
 // time runs from just before the publish request is written until the last
 // subscriber has read the notification.
 func OpenBroadcast(ctx context.Context, cfg BroadcastConfig) (Broadcaster, error) {
-	return openSession(ctx, cfg, func(ctx context.Context, url string) (subscriber, error) { return Dial(ctx, url) })
+	return openSession(ctx, cfg, func(ctx context.Context, url string) (Messages, error) { return Dial(ctx, url) })
 }
 
-// subscriber is a subscribing connection: a Conn, or a Reader.
-type subscriber interface {
+// Messages is a connection seen as messages, one per WebSocket message
+// (Conn, Reader) or per line over a stream (streamload.Conn).
+type Messages interface {
 	Send(msg []byte) error
 	ReadMessage(dst []byte) ([]byte, error)
 	Close() error
@@ -80,7 +81,7 @@ type subscriber interface {
 // has read, alone on its cache lines so that the readers on other cores
 // do not share them.
 type listener struct {
-	r      subscriber
+	r      Messages
 	n      atomic.Int64
 	probed atomic.Bool
 	_      [104]byte
@@ -99,7 +100,7 @@ type session struct {
 	notification, probe []byte
 	ls                  []listener
 	pubs                []*publisher
-	round               round
+	round               atomic.Pointer[round] // the message being broadcast
 	probing, stopping   atomic.Bool
 	failed              chan error
 	wg                  sync.WaitGroup
@@ -109,7 +110,7 @@ type session struct {
 
 // openSession dials the subscribers with dial and subscribes them, dials
 // the publishers, and starts a reader on every connection.
-func openSession(ctx context.Context, cfg BroadcastConfig, dial func(context.Context, string) (subscriber, error)) (*session, error) {
+func openSession(ctx context.Context, cfg BroadcastConfig, dial func(context.Context, string) (Messages, error)) (*session, error) {
 	if cfg.Subscribers < 1 || len(cfg.SubscriberURLs) == 0 || len(cfg.PublisherURLs) == 0 || cfg.Publish == nil {
 		return nil, errors.New("wsload: a broadcast needs subscribers, servers, publishers and a publish request")
 	}
@@ -118,7 +119,7 @@ func openSession(ctx context.Context, cfg BroadcastConfig, dial func(context.Con
 	}
 	s := &session{cfg: cfg, notification: []byte(`"method":"` + cfg.Notification + `"`),
 		probe: []byte(`"result":"probe"`), failed: make(chan error, cfg.Subscribers+len(cfg.PublisherURLs)+1)}
-	subs, err := pipeline.Open(ctx, cfg.Subscribers, 16, func(ctx context.Context, i int) (subscriber, error) {
+	subs, err := pipeline.Open(ctx, cfg.Subscribers, 16, func(ctx context.Context, i int) (Messages, error) {
 		r, err := dial(ctx, cfg.SubscriberURLs[i%len(cfg.SubscriberURLs)])
 		if err == nil {
 			if err = subscribe(r, cfg.Subscribe, cfg.Timeout); err != nil {
@@ -153,7 +154,7 @@ func openSession(ctx context.Context, cfg BroadcastConfig, dial func(context.Con
 
 // subscribe sends sub on r and checks its answer, which must come within
 // timeout.
-func subscribe(r subscriber, sub []byte, timeout time.Duration) error {
+func subscribe(r Messages, sub []byte, timeout time.Duration) error {
 	late := time.AfterFunc(timeout, func() { r.Close() })
 	err := r.Send(sub)
 	var msg []byte
@@ -207,7 +208,9 @@ func (s *session) listen(l *listener) {
 		if s.probing.Load() && bytes.Contains(msg, s.probe) {
 			l.probed.Store(true)
 		} else {
-			s.round.arrived(msg, at)
+			if r := s.round.Load(); r != nil {
+				r.arrived(msg, at)
+			}
 			l.n.Add(1)
 		}
 		buf = msg
@@ -301,8 +304,10 @@ func (s *session) pause(ctx context.Context, d time.Duration) error {
 // subscriber has read it.
 func (s *session) Publish(ctx context.Context, i int) (time.Duration, error) {
 	text := "m" + strconv.Itoa(i)
-	st := s.round.start(strconv.Quote(text), len(s.ls))
-	defer s.round.cur.Store(nil)
+	st := &round{want: []byte(`"result":` + strconv.Quote(text)), done: make(chan struct{})}
+	st.waiting.Store(int64(len(s.ls)))
+	s.round.Store(st)
+	defer s.round.Store(nil)
 	start := time.Now()
 	p, err := s.send(text)
 	if err == nil {
@@ -319,36 +324,22 @@ func (s *session) Publish(ctx context.Context, i int) (time.Duration, error) {
 	return time.Duration(st.last.Load() - start.UnixNano()), err
 }
 
-// round is the message being broadcast and who still waits for it.
+// round is one message's delivery: who still waits for it.
 type round struct {
-	cur atomic.Pointer[roundState]
-}
-
-// roundState is one message's delivery.
-type roundState struct {
 	want    []byte // `"result":` and the quoted text of the message
 	waiting atomic.Int64
 	last    atomic.Int64 // the latest arrival, Unix ns
 	done    chan struct{}
 }
 
-// start begins a round for the quoted text with n subscribers waiting.
-func (r *round) start(quoted string, n int) *roundState {
-	st := &roundState{want: []byte(`"result":` + quoted), done: make(chan struct{})}
-	st.waiting.Store(int64(n))
-	r.cur.Store(st)
-	return st
-}
-
 // arrived records that one subscriber has msg, if it is this round's.
 func (r *round) arrived(msg []byte, at int64) {
-	st := r.cur.Load()
-	if st == nil || !bytes.Contains(msg, st.want) {
+	if !bytes.Contains(msg, r.want) {
 		return
 	}
-	keepLatest(&st.last, at)
-	if st.waiting.Add(-1) == 0 {
-		close(st.done)
+	keepLatest(&r.last, at)
+	if r.waiting.Add(-1) == 0 {
+		close(r.done)
 	}
 }
 
