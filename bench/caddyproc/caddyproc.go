@@ -31,13 +31,11 @@ const (
 
 // Caddy is a running Caddy.
 type Caddy struct {
-	// Proc is the process.
-	Proc *serverproc.Proc
+	Proc *serverproc.Proc // the process
 	// HTTPS is the base URL of the HTTPS site: /rpc is jsonrpc, /static
 	// the respond.
 	HTTPS string
-	// WS is the ws:// URL of jsonrpc on the cleartext site.
-	WS string
+	WS    string // the ws:// URL of jsonrpc on the cleartext site
 	// TCP and Socket are the jsonrpc app's stream listeners: a loopback
 	// address and a unix socket's path.
 	TCP, Socket string

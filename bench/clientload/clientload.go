@@ -50,10 +50,9 @@ var Clients = []string{Ours, OursGo, Geth, Bare}
 // Call is one request as a Go client makes it, and the value its answer
 // must decode to.
 type Call struct {
-	Method string
-	Args   []any
-	// Number is the result when IsString is false, String when it is true.
-	Number   float64
+	Method   string
+	Args     []any
+	Number   float64 // the result when IsString is false, String when it is true
 	String   string
 	IsString bool
 }
@@ -109,17 +108,13 @@ func (c *Call) check(number float64, str string) error {
 
 // Config describes one run.
 type Config struct {
-	// URL is the server's ws:// endpoint, on loopback.
-	URL string
-	// Client is Ours, OursGo or Geth.
-	Client string
+	URL    string // the server's ws:// endpoint, on loopback
+	Client string // Ours, OursGo or Geth
 	// Conns is the number of connections, one client each; Depth the
 	// calls in flight on each.
 	Conns, Depth int
-	// Calls are made in turn, each goroutine starting at a different one.
-	Calls []Call
-	// Windows times the run.
-	Windows pipeline.Windows
+	Calls        []Call           // made in turn, each goroutine starting at a different one
+	Windows      pipeline.Windows // times the run
 	// Numeric, when it holds windows, times a second phase on the same
 	// connections right after the first: only the calls of Calls with a
 	// numeric result, for their allocations per call. Its warm-up lets the
@@ -129,10 +124,8 @@ type Config struct {
 
 // Window is one timed window.
 type Window struct {
-	// Rate is the calls per second.
-	Rate float64
-	// Allocs is the heap allocations of the harness process per call.
-	Allocs float64
+	Rate   float64 // the calls per second
+	Allocs float64 // the heap allocations of the harness process per call
 }
 
 // Result is a run's windows: those of Windows, with all the calls, and

@@ -19,19 +19,16 @@ import (
 
 // Config describes one run.
 type Config struct {
-	// Addr is the server's loopback TCP address.
-	Addr string
-	// Conns is the number of connections (one grpc.ClientConn each).
-	Conns int
+	Addr  string // the server's loopback TCP address
+	Conns int    // the number of connections (one grpc.ClientConn each)
 	// Depth is the calls in flight on each connection: that many goroutines
 	// calling in a loop (unary), or that many calls written ahead of their
 	// answers on the connection's one stream.
 	Depth int
 	// Stream sends the calls over one bidirectional stream per connection
 	// instead of one unary call each.
-	Stream bool
-	// Windows times the run.
-	Windows pipeline.Windows
+	Stream  bool
+	Windows pipeline.Windows // times the run
 }
 
 // Run runs cfg and returns the calls per second of each window. Every

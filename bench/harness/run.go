@@ -18,19 +18,14 @@ import (
 
 // Options configures a run.
 type Options struct {
-	// Profile sets durations and counts.
-	Profile sets.Profile
-	// Repo is the repository root; bench/ is below it.
-	Repo string
-	// Caddy is the Caddy binary, built with Repo/xcaddy.sh when missing.
-	Caddy string
-	// Browser is the browser set's file, written by another tool.
-	Browser string
+	Profile sets.Profile // sets durations and counts
+	Repo    string       // the repository root; bench/ is below it
+	Caddy   string       // the Caddy binary, built with Repo/xcaddy.sh when missing
+	Browser string       // the browser set's file, written by another tool
 	// Only, when not empty, limits the run to these groups: inprocess,
 	// http, websocket, stream, client, nodes.
-	Only []string
-	// Command is the command line recorded in the document.
-	Command string
+	Only    []string
+	Command string // the command line recorded in the document
 }
 
 // Groups are the groups of sets the harness measures, in order.

@@ -7,8 +7,7 @@ type Caller func(req []byte) []byte
 
 // Impl is one JSON-RPC server implementation under test.
 type Impl struct {
-	// Name names the implementation in benchmark names.
-	Name string
+	Name string // names the implementation in benchmark names
 	// Rename maps a workload method name to the name this implementation
 	// serves it under; nil when the names are the same.
 	Rename func(string) string

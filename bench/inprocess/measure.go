@@ -8,14 +8,12 @@ import (
 
 // Cost is what one measurement found, per JSON-RPC call.
 type Cost struct {
-	// NsPerCall is the wall time divided by the calls of all goroutines.
-	NsPerCall float64
+	NsPerCall float64 // the wall time divided by the calls of all goroutines
 	// BytesPerCall and AllocsPerCall are the heap bytes and allocations of
 	// the whole process divided by the calls.
 	BytesPerCall  float64
 	AllocsPerCall float64
-	// Calls is the number of JSON-RPC calls made.
-	Calls int64
+	Calls         int64 // the number of JSON-RPC calls made
 }
 
 // Measure sends docs in turn, each holding callsPerDoc calls, from

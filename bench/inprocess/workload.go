@@ -4,12 +4,9 @@ import "strconv"
 
 // Call is one of the five benchmark requests.
 type Call struct {
-	// Method is the method name as the workload spells it.
-	Method string
-	// Params is the encoded params array.
-	Params string
-	// Result is the encoded result the answer must carry.
-	Result string
+	Method string // the method name as the workload spells it
+	Params string // the encoded params array
+	Result string // the encoded result the answer must carry
 }
 
 // Workload is the five benchmark requests, in the order they are cycled.

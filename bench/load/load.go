@@ -17,29 +17,22 @@ import (
 
 // Config describes one load run.
 type Config struct {
-	// URL is the target; its host must be loopback.
-	URL string
-	// Body is sent as the body of every POST, as application/json.
-	Body []byte
+	URL  string // the target; its host must be loopback
+	Body []byte // sent as the body of every POST, as application/json
 	// HTTP2 selects HTTP/2 (over TLS for https, cleartext for http);
 	// otherwise HTTP/1.1.
 	HTTP2 bool
 	// Conns is the number of connections, each with one request in flight
 	// (default 1).
-	Conns int
-	// Duration bounds the timed run; zero means until Requests are sent.
-	Duration time.Duration
-	// Requests bounds the timed run by count; zero means until Duration.
-	Requests int64
-	// Warmup is spent sending requests before the clock starts.
-	Warmup time.Duration
-	// Timeout bounds each request (default 10s).
-	Timeout time.Duration
+	Conns    int
+	Duration time.Duration // bounds the timed run; zero means until Requests are sent
+	Requests int64         // bounds the timed run by count; zero means until Duration
+	Warmup   time.Duration // spent sending requests before the clock starts
+	Timeout  time.Duration // bounds each request (default 10s)
 	// ExpectBody, when not nil, is the exact body every answer must have;
 	// every answer must have status 200.
-	ExpectBody []byte
-	// ExpectContentType, when set, is the Content-Type every answer must have.
-	ExpectContentType string
+	ExpectBody        []byte
+	ExpectContentType string // when set, the Content-Type every answer must have
 	// CallsPerRequest is the number of JSON-RPC calls a request holds (1,
 	// or the batch size), used to report calls per second.
 	CallsPerRequest int

@@ -34,21 +34,17 @@ type Checker interface {
 
 // Config describes one pipelined run.
 type Config struct {
-	// Conns is the number of connections, dialled 16 at a time.
-	Conns int
+	Conns int // the number of connections, dialled 16 at a time
 	// Depth is the number of calls in flight on each connection: a new call
 	// is written as soon as an answer comes back, and calls written
 	// together go out in one network write.
-	Depth int
-	// Requests are sent in turn on every connection.
-	Requests [][]byte
-	// Expect checks every answer.
-	Expect Checker
+	Depth    int
+	Requests [][]byte // sent in turn on every connection
+	Expect   Checker  // checks every answer
 	// Windows times the run: after its warm-up, the windows follow one
 	// another on the same connections.
 	Windows Windows
-	// Name starts the run's errors ("wsload", "streamload").
-	Name string
+	Name    string // starts the run's errors ("wsload", "streamload")
 }
 
 // Run dials cfg.Conns connections with dial, drives cfg over them, closes

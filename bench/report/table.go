@@ -10,11 +10,9 @@ import (
 
 // Table is a set, or one metric of it, as rows of text.
 type Table struct {
-	// Caption says what the figures are.
-	Caption string
-	// Head names the columns; Rows hold one cell each.
-	Head []string
-	Rows [][]string
+	Caption string   // says what the figures are
+	Head    []string // names the columns; Rows hold one cell each
+	Rows    [][]string
 }
 
 // MainTable is the set's main metric: a row per cell, a column per series,

@@ -174,8 +174,7 @@ func Nodes(ctx context.Context, e *Env) schema.Set {
 type nodeServers struct {
 	nats  *childserve.Server
 	caddy []*caddyproc.Caddy
-	// nodes are the base URLs of the Caddy nodes: ws://127.0.0.1:port.
-	nodes []string
+	nodes []string // the base URLs of the Caddy nodes: ws://127.0.0.1:port
 }
 
 // startNodes starts nats-server and two Caddy nodes on it; on an error it

@@ -16,12 +16,9 @@ import (
 // FloodConfig describes one flood measurement: a subscription to a source
 // that sends 1, 2, 3, ... as fast as the client reads.
 type FloodConfig struct {
-	// Subscribe is the subscription request; its answer carries the id.
-	Subscribe []byte
-	// Notification is the method name of the notifications.
-	Notification string
-	// Windows times the run.
-	Windows pipeline.Windows
+	Subscribe    []byte           // the subscription request; its answer carries the id
+	Notification string           // the method name of the notifications
+	Windows      pipeline.Windows // times the run
 }
 
 // Flood subscribes over a stream connection to network and addr and

@@ -24,12 +24,10 @@ type BroadcastConfig struct {
 	// Subscribers is the number of subscribing connections, one
 	// subscription each.
 	Subscribers int
-	// Subscribe is the subscription request; its answer must be a success.
-	Subscribe []byte
+	Subscribe   []byte // the subscription request; its answer must be a success
 	// Publish returns the publish request for a message text.
-	Publish func(id int, text string) []byte
-	// Notification is the method name of the notifications.
-	Notification string
+	Publish      func(id int, text string) []byte
+	Notification string // the method name of the notifications
 	// Timeout bounds each wait: for a subscription's answer and for a
 	// message to reach every subscriber (default 30s).
 	Timeout time.Duration
