@@ -190,7 +190,6 @@ func Version(bin string) string {
 	return "unknown"
 }
 
-// freePorts returns n free TCP ports on 127.0.0.1.
 func freePorts(n int) ([]string, error) {
 	var ports []string
 	for range n {

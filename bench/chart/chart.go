@@ -104,7 +104,6 @@ func header(dc draw.Canvas, p *plot.Plot, s *schema.Set) vg.Length {
 	return dc.Max.Y - (y - row/2 - pad)
 }
 
-// build lays out the plot of s.
 func build(s *schema.Set, goals []schema.Goal) (*plot.Plot, error) {
 	main := s.Main()
 	if len(main) == 0 || len(s.Cells) == 0 {

@@ -51,7 +51,6 @@ type gethChat struct {
 	subs map[chan string]struct{}
 }
 
-// newGethChat returns an empty room.
 func newGethChat() *gethChat { return &gethChat{subs: map[chan string]struct{}{}} }
 
 // gethQueue bounds the messages waiting for one subscriber; past it they
@@ -174,7 +173,6 @@ type subscribers[C comparable] struct {
 	subs []C
 }
 
-// add subscribes c.
 func (s *subscribers[C]) add(c C) {
 	s.mu.Lock()
 	s.subs = append(s.subs, c)

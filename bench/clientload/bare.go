@@ -22,7 +22,6 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
 )
 
-// bareConn is one connection of the bare client.
 type bareConn struct {
 	ws     *wsload.Conn
 	stride int            // ids per goroutine: one per call of the workload

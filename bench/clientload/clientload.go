@@ -243,8 +243,6 @@ func (r *run) windows(ctx context.Context, w pipeline.Windows) ([]Window, error)
 // which the goroutines end.
 type driver func(ctx context.Context, url string, depth int, r *run, wg *sync.WaitGroup) (func(), error)
 
-// drivers are the clients by name.
 var drivers = map[string]driver{Ours: driveOurs, OursGo: driveOursGo, Geth: driveGeth, Bare: driveBare}
 
-// dialTimeout bounds one client's dial.
 const dialTimeout = 10 * time.Second

@@ -53,7 +53,6 @@ func callers(depth int, r *run, wg *sync.WaitGroup, name string, do func(context
 	}
 }
 
-// dialOurs dials one rpcclient.Client.
 func dialOurs(ctx context.Context, url string) (*rpcclient.Client, error) {
 	ctx, cancel := context.WithTimeout(ctx, dialTimeout)
 	defer cancel()

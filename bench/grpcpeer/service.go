@@ -89,7 +89,6 @@ func init() {
 	}
 }
 
-// unary is the handler of one unary method.
 func unary(handle func([]byte) ([]byte, error)) func(any, context.Context, func(any) error, grpc.UnaryServerInterceptor) (any, error) {
 	return func(_ any, ctx context.Context, dec func(any) error, _ grpc.UnaryServerInterceptor) (any, error) {
 		var in Msg

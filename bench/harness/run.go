@@ -41,11 +41,10 @@ type group struct {
 	run   func(ctx context.Context, env *sets.Env, openFiles uint64) ([]schema.Set, error)
 }
 
-// groups are the groups by name.
 var groups = map[string]group{
 	"inprocess": {ids: []string{"inprocess"}, work: sets.InProcessWork,
 		run: func(ctx context.Context, env *sets.Env, _ uint64) ([]schema.Set, error) {
-			return []schema.Set{measureSet(func() schema.Set { return sets.InProcess(ctx, env) })}, nil
+			return measureSets(func() schema.Set { return sets.InProcess(ctx, env) }), nil
 		}},
 	"http": {ids: []string{"http", "http_batch"}, caddy: true, work: sets.HTTPWork,
 		run: func(ctx context.Context, env *sets.Env, _ uint64) ([]schema.Set, error) {
@@ -172,7 +171,6 @@ func Run(ctx context.Context, o Options) (*schema.Doc, error) {
 	return doc, nil
 }
 
-// executable is true when file exists and may be run.
 func executable(file string) bool {
 	st, err := os.Stat(file)
 	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0

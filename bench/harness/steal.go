@@ -58,16 +58,12 @@ func stealSince(start cpuClock) *float64 {
 	return &share
 }
 
-// measureSet runs f and records in its set the steal while it ran.
-func measureSet(f func() schema.Set) schema.Set {
-	return withSteal(func() []schema.Set { return []schema.Set{f()} })[0]
-}
-
-// measureSets runs each of fs in turn with measureSet.
+// measureSets runs each of fs in turn and records in its set the steal
+// while it ran.
 func measureSets(fs ...func() schema.Set) []schema.Set {
 	out := make([]schema.Set, len(fs))
 	for i, f := range fs {
-		out[i] = measureSet(f)
+		out[i] = withSteal(func() []schema.Set { return []schema.Set{f()} })[0]
 	}
 	return out
 }

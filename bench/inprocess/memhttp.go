@@ -14,7 +14,6 @@ type memExchange struct {
 	w    memWriter
 }
 
-// newMemExchange returns an exchange that POSTs to h.
 func newMemExchange(h http.Handler) *memExchange {
 	req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, "http://127.0.0.1/rpc", nil)
 	if err != nil {

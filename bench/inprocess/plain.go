@@ -20,7 +20,6 @@ type plainRequest struct {
 	ID      json.RawMessage `json:"id"`
 }
 
-// plainResponse is a response object.
 type plainResponse struct {
 	JSONRPC string          `json:"jsonrpc"`
 	Result  any             `json:"result,omitempty"`
@@ -28,7 +27,6 @@ type plainResponse struct {
 	ID      json.RawMessage `json:"id"`
 }
 
-// plainError is a response's error member.
 type plainError struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
@@ -65,7 +63,6 @@ func (c codec) process(doc []byte) []byte {
 	return c.one(doc)
 }
 
-// one answers one request object.
 func (c codec) one(doc []byte) []byte {
 	var req plainRequest
 	if err := c.unmarshal(doc, &req); err != nil {

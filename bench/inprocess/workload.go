@@ -49,7 +49,6 @@ func Batch(n int, rename func(string) string) []byte {
 	return append(b, ']')
 }
 
-// appendRequest appends the request document for c to b.
 func appendRequest(b []byte, c Call, id int, rename func(string) string) []byte {
 	name := c.Method
 	if rename != nil {

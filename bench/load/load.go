@@ -135,7 +135,6 @@ func newClient(cfg Config, scheme string) *http.Client {
 	}}
 }
 
-// runAll runs every worker's loop concurrently and waits for them.
 func runAll(ctx context.Context, workers []*worker, more func() bool, record bool) {
 	var wg sync.WaitGroup
 	for _, w := range workers {

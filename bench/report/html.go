@@ -15,7 +15,6 @@ type page struct {
 	Sets   []pageSet
 }
 
-// pageSet is one set on the page.
 type pageSet struct {
 	Set       *schema.Set
 	Chart     string // path of the chart, relative to the page; empty for none
@@ -45,7 +44,6 @@ func HTML(d *schema.Doc, charts map[string]string) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// pageTemplate is the page.
 var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 	"load": load, "day": day, "duration": duration, "steal": Steal,
 }).Parse(`<!doctype html>

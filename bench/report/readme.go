@@ -81,7 +81,6 @@ func splitBlock(readme string) (before, block, after string, err error) {
 	return before, block, after, nil
 }
 
-// orUnknown returns s, or "unknown" when it is empty.
 func orUnknown(s string) string {
 	if s == "" {
 		return "unknown"
@@ -89,7 +88,6 @@ func orUnknown(s string) string {
 	return s
 }
 
-// day returns the date part of an RFC 3339 time.
 func day(date string) string {
 	d, _, _ := strings.Cut(date, "T")
 	return d

@@ -91,7 +91,6 @@ func Check(d *Doc, want []string, minRuns int) error {
 	return errors.Join(errs...)
 }
 
-// checkSet checks one measured set.
 func checkSet(s *Set, minRuns int) []error {
 	var errs []error
 	fail := func(format string, a ...any) {
@@ -155,5 +154,4 @@ func checkSet(s *Set, minRuns int) []error {
 	return errs
 }
 
-// finite is true for a number that is neither NaN nor infinite.
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

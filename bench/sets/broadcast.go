@@ -10,7 +10,6 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
 )
 
-// broadcastX names the cell of n subscribers.
 func broadcastX(n int) string { return Count(n, "subscriber", "subscribers") }
 
 // BroadcastWork is the work Broadcast reports, in estimated milliseconds.

@@ -33,7 +33,6 @@ func failed(s schema.Set, err error) schema.Set {
 	return s
 }
 
-// series returns an empty series.
 func series(name, label, role, metric, unit string) schema.Series {
 	return schema.Series{Name: name, Label: label, Role: role, Metric: metric, Unit: unit}
 }
@@ -42,7 +41,6 @@ func series(name, label, role, metric, unit string) schema.Series {
 // they are measured, and builds the points from them.
 type collector map[string][]float64
 
-// add records one run.
 func (c collector) add(name, metric, x string, v float64) {
 	k := name + "\x00" + metric + "\x00" + x
 	c[k] = append(c[k], v)

@@ -45,7 +45,6 @@ type httpCell struct {
 	conns int
 }
 
-// x names the cell.
 func (c httpCell) x() string {
 	proto := "HTTP/1.1"
 	if c.h2 {

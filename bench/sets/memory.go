@@ -14,7 +14,6 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
 )
 
-// memoryX names the cell of n idle connections.
 func memoryX(n int) string { return Count(n, "idle connection", "idle connections") }
 
 // MemoryWork is the work Memory reports, in estimated milliseconds.

@@ -170,7 +170,6 @@ func Nodes(ctx context.Context, e *Env) schema.Set {
 	return s
 }
 
-// nodeServers are the servers of the nodes set.
 type nodeServers struct {
 	nats  *childserve.Server
 	caddy []*caddyproc.Caddy
@@ -217,7 +216,6 @@ func (ns *nodeServers) cpu() (time.Duration, error) {
 	return t, err
 }
 
-// stop stops every server started.
 func (ns *nodeServers) stop() {
 	for _, c := range ns.caddy {
 		c.Stop()

@@ -21,7 +21,6 @@ type server struct {
 	stop func()
 }
 
-// wsServer is the server at the ws:// URL url.
 func wsServer(url string, rss func() (int64, error), stop func()) *server {
 	return &server{url: url, dial: wsload.Dialer(url), rss: rss, stop: stop}
 }

@@ -11,7 +11,6 @@ import (
 // pipeCell is one connection count and depth.
 type pipeCell struct{ conns, depth int }
 
-// x names the cell.
 func (c pipeCell) x() string {
 	return fmt.Sprintf("%s × %d in flight", Count(c.conns, "conn", "conns"), c.depth)
 }

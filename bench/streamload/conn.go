@@ -64,7 +64,6 @@ func Dialer(network, addr string) func(context.Context) (pipeline.Conn, error) {
 	return func(ctx context.Context) (pipeline.Conn, error) { return Dial(ctx, network, addr) }
 }
 
-// newConn wraps a connected stream.
 func newConn(nc net.Conn) *Conn {
 	hr := &hookReader{r: nc}
 	return &Conn{nc: nc, br: bufio.NewReaderSize(hr, 64<<10), hr: hr, bw: bufio.NewWriterSize(nc, 64<<10)}
@@ -104,7 +103,6 @@ func (c *Conn) WriteMany(msgs ...[]byte) error {
 // Send writes one message and a newline.
 func (c *Conn) Send(msg []byte) error { return c.WriteMany(msg) }
 
-// errLineTooLong is a line over maxLine.
 var errLineTooLong = errors.New("streamload: line too long")
 
 // ReadLine returns the next line without its newline. The slice is valid

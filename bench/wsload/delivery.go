@@ -92,7 +92,6 @@ func Delivery(ctx context.Context, cfg DeliveryConfig) (DeliveryResult, error) {
 	return res, nil
 }
 
-// deliverer publishes to a session.
 type deliverer struct {
 	cfg DeliveryConfig
 	s   *session

@@ -46,7 +46,6 @@ func main() {
 	}
 }
 
-// fail prints err and exits 1.
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "readmetable:", err)
 	os.Exit(1)
