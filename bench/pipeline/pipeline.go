@@ -44,7 +44,6 @@ type Config struct {
 	// Windows times the run: after its warm-up, the windows follow one
 	// another on the same connections.
 	Windows Windows
-	Name    string // starts the run's errors ("wsload", "streamload")
 }
 
 // Run dials cfg.Conns connections with dial, drives cfg over them, closes
@@ -52,7 +51,7 @@ type Config struct {
 // failed connection ends it with an error.
 func Run(ctx context.Context, cfg Config, dial func(ctx context.Context) (Conn, error)) ([]float64, error) {
 	if cfg.Conns < 1 || cfg.Depth < 1 || len(cfg.Requests) == 0 || !cfg.Windows.Valid() {
-		return nil, errors.New(cfg.Name + ": pipeline needs connections, depth, requests and windows")
+		return nil, errors.New("pipeline: a run needs connections, depth, requests and windows")
 	}
 	conns, err := Open(ctx, cfg.Conns, 16, func(ctx context.Context, _ int) (Conn, error) { return dial(ctx) })
 	if err != nil {
@@ -126,7 +125,7 @@ func (p *piper) writeLoop() {
 		}
 		p.inflight.Add(room)
 		if err := p.c.WriteMany(batch...); err != nil {
-			p.fail(fmt.Errorf("%s: write: %w", p.cfg.Name, err))
+			p.fail(fmt.Errorf("pipeline: write: %w", err))
 			return
 		}
 	}
@@ -158,7 +157,7 @@ func (p *piper) readLoop() {
 	for {
 		msg, err := p.c.ReadMessage(buf)
 		if err != nil {
-			p.fail(fmt.Errorf("%s: read: %w", p.cfg.Name, err))
+			p.fail(fmt.Errorf("pipeline: read: %w", err))
 			return
 		}
 		buf = msg

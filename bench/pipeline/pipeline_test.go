@@ -85,7 +85,7 @@ func (sameAnswer) Check(a []byte) error {
 }
 
 func TestRunCountsCheckedAnswers(t *testing.T) {
-	cfg := Config{Conns: 2, Depth: 8, Requests: [][]byte{[]byte("call")}, Expect: sameAnswer{}, Name: "test",
+	cfg := Config{Conns: 2, Depth: 8, Requests: [][]byte{[]byte("call")}, Expect: sameAnswer{},
 		Windows: Windows{Warmup: 10 * time.Millisecond, Length: 30 * time.Millisecond, Count: 3}}
 	rates, err := Run(context.Background(), cfg, dialEcho(0))
 	if err != nil || len(rates) != 3 {
@@ -99,7 +99,7 @@ func TestRunCountsCheckedAnswers(t *testing.T) {
 }
 
 func TestRunFailsOnAWrongAnswer(t *testing.T) {
-	cfg := Config{Conns: 1, Depth: 4, Requests: [][]byte{[]byte("call")}, Expect: sameAnswer{}, Name: "test",
+	cfg := Config{Conns: 1, Depth: 4, Requests: [][]byte{[]byte("call")}, Expect: sameAnswer{},
 		Windows: Windows{Warmup: 0, Length: time.Second, Count: 5}}
 	_, err := Run(context.Background(), cfg, dialEcho(100))
 	if err == nil || !strings.Contains(err.Error(), "unexpected answer wrong") {
@@ -108,7 +108,7 @@ func TestRunFailsOnAWrongAnswer(t *testing.T) {
 }
 
 func TestRunRefusesAnEmptyConfig(t *testing.T) {
-	if _, err := Run(context.Background(), Config{Name: "test"}, dialEcho(0)); err == nil {
+	if _, err := Run(context.Background(), Config{}, dialEcho(0)); err == nil {
 		t.Fatal("an empty run did not fail")
 	}
 }

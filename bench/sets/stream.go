@@ -91,22 +91,20 @@ type pipeTarget struct {
 	run               func(ctx context.Context, c pipeCell, w pipeline.Windows) ([]float64, error)
 }
 
-// streamTarget calls method-named requests over a stream listener.
-func streamTarget(name, label, role, network, addr string, reqs [][]byte, expect wsload.Expect) pipeTarget {
+// pipeTo is the series that sends reqs, checked by expect, over
+// connections from dial.
+func pipeTo(name, label, role string, dial func(context.Context) (pipeline.Conn, error), reqs [][]byte,
+	expect wsload.Expect) pipeTarget {
 	return pipeTarget{name: name, label: label, role: role,
 		run: func(ctx context.Context, c pipeCell, w pipeline.Windows) ([]float64, error) {
 			return pipeline.Run(ctx, pipeline.Config{Conns: c.conns, Depth: c.depth, Requests: reqs,
-				Expect: expect.Prepare(), Windows: w, Name: "streamload"}, streamload.Dialer(network, addr))
+				Expect: expect.Prepare(), Windows: w}, dial)
 		}}
 }
 
-// pipelined runs the five requests, as rename names them, on cell c with
-// windows w over connections from dial.
-func pipelined(ctx context.Context, c pipeCell, rename func(string) string, w pipeline.Windows,
-	dial func(context.Context) (pipeline.Conn, error), name string) ([]float64, error) {
-	reqs, expect := wsload.Workload(rename)
-	return pipeline.Run(ctx, pipeline.Config{Conns: c.conns, Depth: c.depth, Requests: reqs, Expect: expect.Prepare(),
-		Windows: w, Name: name}, dial)
+// streamTarget is pipeTo over a stream listener.
+func streamTarget(name, label, role, network, addr string, reqs [][]byte, expect wsload.Expect) pipeTarget {
+	return pipeTo(name, label, role, streamload.Dialer(network, addr), reqs, expect)
 }
 
 // windows is the timing of every stream cell.
@@ -171,10 +169,7 @@ func (st *Stream) Pipelined(ctx context.Context, e *Env) schema.Set {
 	targets := []pipeTarget{
 		streamTarget("ours", "ours over TCP (jsonrpc app in Caddy)", schema.Ours, "tcp", st.caddy.TCP, reqs, expect),
 		streamTarget("ours_unix", "ours over a unix socket", schema.Baseline, "unix", st.caddy.Socket, reqs, expect),
-		{name: "ours_ws", label: "ours over WebSocket", role: schema.Baseline,
-			run: func(ctx context.Context, c pipeCell, w pipeline.Windows) ([]float64, error) {
-				return pipelined(ctx, c, nil, w, wsload.Dialer(st.caddy.WS), "wsload")
-			}},
+		pipeTo("ours_ws", "ours over WebSocket", schema.Baseline, wsload.Dialer(st.caddy.WS), reqs, expect),
 		streamTarget("geth", "go-ethereum IPC (unix socket)", schema.Peer, st.geth.Network, st.geth.Addr, gethReqs, gethExpect),
 		streamTarget("bare", "bare server, no JSON-RPC (TCP)", schema.Ceiling, st.bare.Network, st.bare.Addr, reqs, expect),
 	}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
 )
 
 // pipeCell is one connection count and depth.
@@ -51,11 +51,8 @@ func (ws *WebSocket) Pipelined(ctx context.Context, e *Env) schema.Set {
 			"back, and the calls written together go out in one network write; every answer is checked")
 	var targets []pipeTarget
 	for _, impl := range ws.impls {
-		dial := ws.shared[impl.name].dial
-		targets = append(targets, pipeTarget{name: impl.name, label: impl.label, role: impl.role,
-			run: func(ctx context.Context, c pipeCell, w pipeline.Windows) ([]float64, error) {
-				return pipelined(ctx, c, impl.rename, w, dial, "wsload")
-			}})
+		reqs, expect := wsload.Workload(impl.rename)
+		targets = append(targets, pipeTo(impl.name, impl.label, impl.role, ws.shared[impl.name].dial, reqs, expect))
 	}
 	err := measurePipes(ctx, e, &s, pipeCells(e.Profile), targets, 1, windows(e.Profile), pipeStepWork(e.Profile))
 	if err != nil {
