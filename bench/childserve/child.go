@@ -28,7 +28,6 @@
 package childserve
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -39,7 +38,6 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-	"testing"
 	"time"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/grpcpeer"
@@ -171,26 +169,4 @@ func Serve(ctx context.Context, impl string, w io.Writer) error {
 	case <-ctx.Done():
 		return nil
 	}
-}
-
-// InTest runs impl in this process until the test ends, and returns the
-// line it printed: where it serves.
-func InTest(t testing.TB, impl string) string {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	r, w := io.Pipe()
-	done := make(chan error, 1)
-	go func() { done <- Serve(ctx, impl, w) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	})
-	line, err := bufio.NewReader(r).ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	go io.Copy(io.Discard, r)
-	return strings.TrimSpace(line)
 }

@@ -23,7 +23,7 @@ import (
 // serve runs the stream server impl in this process and returns its
 // network and address.
 func serve(t *testing.T, impl string) (string, string) {
-	network, addr, _ := strings.Cut(InTest(t, impl), " ")
+	network, addr, _ := strings.Cut(inTest(t, impl), " ")
 	return network, addr
 }
 
@@ -41,7 +41,7 @@ func TestEveryServerAnswersPipelinedCalls(t *testing.T) {
 			reqs, expect := workload(impl)
 			rates, err := pipeline.Run(context.Background(), pipeline.Config{Conns: 2, Depth: 16, Requests: reqs,
 				Expect: expect.Prepare(), Windows: pipeline.Windows{Warmup: 10 * time.Millisecond,
-					Length: 20 * time.Millisecond, Count: 2}}, wsload.Dialer(InTest(t, impl)))
+					Length: 20 * time.Millisecond, Count: 2}}, wsload.Dialer(inTest(t, impl)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -66,7 +66,7 @@ func chat(u string) wsload.BroadcastConfig {
 func TestEveryServerBroadcastsToEverySubscriber(t *testing.T) {
 	for _, impl := range []string{"ours", "geth", "fanout", "fanout_parallel"} {
 		t.Run(impl, func(t *testing.T) {
-			b, err := wsload.OpenBroadcast(context.Background(), chat(InTest(t, impl)))
+			b, err := wsload.OpenBroadcast(context.Background(), chat(inTest(t, impl)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -82,7 +82,7 @@ func TestEveryServerBroadcastsToEverySubscriber(t *testing.T) {
 func TestOursAndTheFanOutDeliverAStreamToEverySubscriber(t *testing.T) {
 	for _, impl := range []string{"ours", "fanout", "fanout_parallel"} {
 		t.Run(impl, func(t *testing.T) {
-			session := chat(InTest(t, impl))
+			session := chat(inTest(t, impl))
 			session.PublisherURLs = append(session.PublisherURLs, session.PublisherURLs...)
 			res, err := wsload.Delivery(context.Background(), wsload.DeliveryConfig{BroadcastConfig: session,
 				LatencyWarmup: 1, LatencyRuns: 2, Warmup: 20 * time.Millisecond, Window: 100 * time.Millisecond, Windows: 2,
@@ -102,7 +102,7 @@ func TestEveryServerHoldsIdleConnections(t *testing.T) {
 	for _, impl := range []string{"ours", "geth"} {
 		t.Run(impl, func(t *testing.T) {
 			reqs, expect := workload(impl)
-			url := InTest(t, impl)
+			url := inTest(t, impl)
 			conns, err := pipeline.Open(context.Background(), 30, 8, func(ctx context.Context, _ int) (*wsload.Conn, error) {
 				c, err := wsload.Dial(ctx, url)
 				if err == nil {
@@ -242,4 +242,26 @@ func TestServeRefusesAnUnknownServer(t *testing.T) {
 	if err := Serve(context.Background(), "nginx", io.Discard); err == nil {
 		t.Fatal("no error")
 	}
+}
+
+// inTest runs impl in this process until the test ends, and returns the
+// line it printed: where it serves.
+func inTest(t testing.TB, impl string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	r, w := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, impl, w) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	})
+	line, err := bufio.NewReader(r).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, r)
+	return strings.TrimSpace(line)
 }

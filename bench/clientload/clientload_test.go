@@ -1,8 +1,10 @@
 package clientload
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"io"
 	"math"
 	"strings"
 	"testing"
@@ -17,7 +19,16 @@ import (
 // and returns its URL.
 func serveOurs(t *testing.T) string {
 	t.Helper()
-	return childserve.InTest(t, "ours")
+	ctx, cancel := context.WithCancel(context.Background())
+	r, w := io.Pipe()
+	go childserve.Serve(ctx, "ours", w)
+	t.Cleanup(cancel)
+	line, err := bufio.NewReader(r).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, r)
+	return strings.TrimSpace(line)
 }
 
 func TestWorkloadDecodesTheFiveRequests(t *testing.T) {
