@@ -85,13 +85,13 @@ func TestOursAndTheFanOutDeliverAStreamToEverySubscriber(t *testing.T) {
 			session := chat(inTest(t, impl))
 			session.PublisherURLs = append(session.PublisherURLs, session.PublisherURLs...)
 			res, err := wsload.Delivery(context.Background(), wsload.DeliveryConfig{BroadcastConfig: session,
-				LatencyWarmup: 1, LatencyRuns: 2, Warmup: 20 * time.Millisecond, Window: 100 * time.Millisecond, Windows: 2,
+				LatencyWarmup: 1, LatencyRuns: 2, Stream: pipeline.Windows{Warmup: 20 * time.Millisecond, Length: 100 * time.Millisecond, Count: 2},
 				InFlight: 4, Lag: 16,
 			})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(res.Latency) != 2 || res.Latency[0] <= 0 || len(res.Rates) != 2 || res.Rates[0] <= 0 || res.Published < 3 {
+			if len(res.Latency) != 2 || res.Latency[0] <= 0 || len(res.Rates) != 2 || res.Rates[0] <= 0 {
 				t.Fatalf("%+v", res)
 			}
 		})

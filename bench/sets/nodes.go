@@ -9,6 +9,7 @@ import (
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/caddyproc"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/childserve"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/serverproc"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
@@ -145,7 +146,7 @@ func Nodes(ctx context.Context, e *Env) schema.Set {
 			session.Timeout = 20 * time.Second
 			res, err := wsload.Delivery(ctx, wsload.DeliveryConfig{BroadcastConfig: session,
 				LatencyWarmup: p.BroadcastWarmup, LatencyRuns: p.BroadcastRuns,
-				Warmup: p.NodesWarmup, Window: p.NodesWindow, Windows: p.Runs,
+				Stream:   pipeline.Windows{Warmup: p.NodesWarmup, Length: p.NodesWindow, Count: p.Runs},
 				InFlight: nodesInFlight, Lag: nodesLag, Clocks: clocks,
 			})
 			e.Bar.Done(nodesStepWork(p))

@@ -19,21 +19,16 @@ type DeliveryConfig struct {
 	// last message of the stream once publishing stops.
 	BroadcastConfig
 	// LatencyWarmup and LatencyRuns are the messages published one at a
-	// time, each once every subscriber has the one before, before and
-	// while timing.
+	// time before and while timing.
 	LatencyWarmup, LatencyRuns int
-	// Warmup is the stream's length before the first window; Windows
-	// windows of Window each are counted.
-	Warmup, Window time.Duration
-	Windows        int
+	Stream                     pipeline.Windows // the timing of the stream of publishes
 	// InFlight bounds the publish calls unanswered on each publishing
 	// connection; Lag bounds the messages published that some subscriber
 	// has not read yet. Below the servers' send queue, Lag keeps any
 	// notification from being dropped.
 	InFlight, Lag int
-	// Clocks, when set, are read at the start and the end of every
-	// window: each returns the CPU time that some processes have used so
-	// far.
+	// Clocks, when set, are read at the start and the end of every window:
+	// each returns the CPU time some processes have used so far.
 	Clocks map[string]func() (time.Duration, error)
 }
 
@@ -49,24 +44,18 @@ type DeliveryResult struct {
 	// Busy holds, for each of the Clocks, the CPU time used per second of
 	// each window: the cores kept busy.
 	Busy map[string][]float64
-	// Published is the number of messages published (probes left out);
-	// every subscriber read every one of them, once.
-	Published int64
 }
 
-// Delivery subscribes cfg.Subscribers connections spread over
-// cfg.SubscriberURLs and publishes probes until every subscriber has one,
-// so that the subscriptions are live on every server. It then times
-// LatencyWarmup+LatencyRuns messages published one at a time, then keeps
-// publishing, InFlight calls at most unanswered on each publishing
-// connection and Lag messages at most not yet read by every subscriber,
-// and counts the notifications all subscribers read in each window after
-// Warmup. Once publishing stops it waits until every subscriber has read
-// every message, once: a notification dropped, repeated or foreign fails
-// the measurement.
+// Delivery opens the session and publishes probes until every subscriber
+// has one, so that the subscriptions are live on every server. It then
+// times messages published one at a time, each once every subscriber has
+// the one before, then keeps publishing within InFlight and Lag and counts
+// the notifications all subscribers read in each window. Once publishing
+// stops every subscriber must have read every message, once: a
+// notification dropped, repeated or foreign fails the measurement.
 func Delivery(ctx context.Context, cfg DeliveryConfig) (DeliveryResult, error) {
 	var res DeliveryResult
-	if cfg.LatencyRuns < 1 || cfg.Windows < 1 || cfg.Window <= 0 || cfg.InFlight < 1 || cfg.Lag < 1 {
+	if cfg.LatencyRuns < 1 || !cfg.Stream.Valid() || cfg.InFlight < 1 || cfg.Lag < 1 {
 		return res, errors.New("wsload: delivery needs runs, windows and bounds")
 	}
 	s, err := openSession(ctx, cfg.BroadcastConfig, func(ctx context.Context, url string) (Messages, error) {
@@ -88,7 +77,6 @@ func Delivery(ctx context.Context, cfg DeliveryConfig) (DeliveryResult, error) {
 	if res.Rates, err = d.stream(ctx, res.Busy); err != nil {
 		return res, err
 	}
-	res.Published = s.published
 	return res, nil
 }
 
@@ -150,8 +138,7 @@ func (d *deliverer) stream(ctx context.Context, busy map[string][]float64) ([]fl
 	}
 	var marks []mark
 	var clockErr error
-	w := pipeline.Windows{Warmup: d.cfg.Warmup, Length: d.cfg.Window, Count: d.cfg.Windows}
-	rates, windowErr := w.Rates(ctx, d.s.failed, func() int64 {
+	rates, windowErr := d.cfg.Stream.Rates(ctx, d.s.failed, func() int64 {
 		_, n := d.s.counts()
 		m := mark{at: time.Now(), clocks: map[string]time.Duration{}}
 		for name, f := range d.cfg.Clocks {

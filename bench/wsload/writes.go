@@ -12,13 +12,13 @@ import (
 )
 
 // WritesSession is n loopback TCP connections: a Broadcaster that times
-// writing a message of size bytes to every one of them. Opened by
-// OpenWrites without read, nobody reads: one goroutine writes to every connection in
-// turn, the bytes waiting in the socket buffers, and the time runs until
-// the last write returns. Opened with read, a goroutine of the
-// harness reads each connection, the writes are shared between one
-// goroutine per processor, each writing to its connections in turn, and
-// the time runs until the last reader has the message.
+// writing a message of size bytes to every one of them. Without read,
+// nobody reads: one goroutine writes to every connection in turn, the bytes
+// waiting in the socket buffers, and the time runs until the last write
+// returns. With read, a goroutine of the harness reads each connection,
+// the writes are shared between one goroutine per processor, each writing
+// to its connections in turn, and the time runs until the last reader has
+// the message.
 type WritesSession struct {
 	servers  []net.Conn
 	msg      []byte
