@@ -13,7 +13,6 @@ type Cost struct {
 	// the whole process divided by the calls.
 	BytesPerCall  float64
 	AllocsPerCall float64
-	Calls         int64 // the number of JSON-RPC calls made
 }
 
 // Measure sends docs in turn, each holding callsPerDoc calls, from
@@ -76,6 +75,5 @@ func Measure(impl Impl, docs [][]byte, callsPerDoc, goroutines int, d time.Durat
 		NsPerCall:     float64(elapsed.Nanoseconds()) / float64(calls),
 		BytesPerCall:  float64(after.TotalAlloc-before.TotalAlloc) / float64(calls),
 		AllocsPerCall: float64(after.Mallocs-before.Mallocs) / float64(calls),
-		Calls:         calls,
 	}
 }

@@ -56,10 +56,8 @@ func NewWebSocket(ctx context.Context, e *Env) (*WebSocket, error) {
 		}
 	}
 	ours := serverImpl{name: "ours", role: schema.Ours}
-	var caddyErr error
-	if e.Caddy == nil {
-		caddyErr = e.CaddyErr
-	} else {
+	caddyErr := e.CaddyErr
+	if e.Caddy != nil {
 		caddyErr = e.Caddy.ServesWebSocket(ctx)
 	}
 	if caddyErr == nil {
