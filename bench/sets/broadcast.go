@@ -45,14 +45,10 @@ func writesStepWork(p Profile, n int) int {
 	return 10 + n/10 + (warmup+runs)*n/400
 }
 
-// Broadcast subscribes n connections to the chat (demo_subscribe ["chat"])
-// for every n of the profile, then publishes messages one at a time
-// (demo_publish ["chat", text]) and times each until the last subscriber
-// has it. The series take turns round by round (broadcastShares), each
-// round a session of each on fresh connections. The bare fan-out, a
-// server that writes one pre-encoded notification to each connection in
-// turn and does nothing else, shows what delivery costs on this machine
-// without any JSON-RPC server.
+// Broadcast subscribes n connections to the chat for every n of the
+// profile, then publishes messages one at a time and times each until the
+// last subscriber has it, the series taking turns round by round
+// (broadcastShares); the set's note says what each series is.
 func (ws *WebSocket) Broadcast(ctx context.Context, e *Env) schema.Set {
 	s := schema.Set{
 		ID: "ws_broadcast", Group: "websocket", Status: schema.Measured,

@@ -36,19 +36,16 @@ func idleCount(n int, openFiles uint64) (int, string) {
 	return n, ""
 }
 
-// Memory opens IdleConns connections to a freshly started server of each
-// implementation, one call on each, and divides the growth of the server
-// process's resident memory by their number; each run starts its own server.
+// Memory measures the server memory per idle WebSocket connection of ours
+// and go-ethereum (memorySet).
 func (ws *WebSocket) Memory(ctx context.Context, e *Env, openFiles uint64) schema.Set {
 	s := schema.Set{ID: "ws_memory", Group: "websocket", Title: "WebSocket: server memory per idle connection, KiB",
 		Harness: ws.harness}
 	return memorySet(ctx, e, s, "WebSocket", "", openFiles, ws.impls)
 }
 
-// Memory opens IdleConns connections to a freshly started server, one add
-// call on each, and divides the growth of the server process's resident
-// memory by their number: ours is a fresh bin/caddy over TCP, go-ethereum a
-// fresh IPC server over its unix socket.
+// Memory measures the server memory per idle connection of a fresh
+// bin/caddy over TCP and a fresh go-ethereum IPC server (memorySet).
 func (st *Stream) Memory(ctx context.Context, e *Env, openFiles uint64) schema.Set {
 	s := schema.Set{ID: "stream_memory", Group: "stream", Title: "TCP: server memory per idle connection, KiB",
 		Harness: streamHarness}
@@ -71,11 +68,10 @@ func (st *Stream) Memory(ctx context.Context, e *Env, openFiles uint64) schema.S
 		})
 }
 
-// memorySet measures s, the set of what: one cell, IdleConns idle
-// connections or fewer under the open-files limit; every run measures each
-// implementation once (idleMemory), KiB per connection and the resident
-// MiB. servers says which servers start fresh, for the note. ours is
-// compared with geth.
+// memorySet measures s, the set of what: each run starts a fresh server of
+// each implementation (servers says which, for the note) and measures its
+// KiB per idle connection and resident MiB (idleMemory), with IdleConns
+// connections or fewer under the open-files limit.
 func memorySet(ctx context.Context, e *Env, s schema.Set, what, servers string, openFiles uint64, impls []serverImpl) schema.Set {
 	n, limited := idleCount(e.Profile.IdleConns, openFiles)
 	x := memoryX(n)

@@ -56,15 +56,11 @@ type nodesSeries struct {
 	urls              func(cell string) (subs, pubs []string)
 }
 
-// Nodes starts a NATS server (package childserve) and two bin/caddy nodes
-// on it serving Caddyfile.nodes, and measures for each cell (without and
-// with history): the two nodes over the NATS hub, half the subscribers on
-// each and one publisher on each, the publishes going through both in
-// turn; and one node with the local hub, every subscriber and both
-// publishers on it. Each series times messages published one at a time,
-// then counts the notifications every subscriber reads per second while
-// publishing goes on, and the cores the harness and the servers keep busy
-// meanwhile. Everything it starts it stops before it returns.
+// Nodes starts nats-server and two bin/caddy nodes on it serving
+// Caddyfile.nodes, and measures for each cell (without and with history) a
+// delivery (wsload.Delivery) over the two nodes joined by the NATS hub and
+// over one node with the local hub, as the set's note says. Everything it
+// starts it stops before it returns.
 func Nodes(ctx context.Context, e *Env) schema.Set {
 	p := e.Profile
 	n := p.NodesSubscribers
