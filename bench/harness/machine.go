@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"bufio"
 	"os"
 	"runtime"
 	"strconv"
@@ -25,14 +24,9 @@ func describeMachine() schema.Machine {
 
 // cpuModel reads the first "model name" of /proc/cpuinfo.
 func cpuModel() string {
-	f, err := os.Open("/proc/cpuinfo")
-	if err != nil {
-		return runtime.GOARCH
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+	b, _ := os.ReadFile("/proc/cpuinfo")
+	for line := range strings.Lines(string(b)) {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
 			return strings.TrimSpace(v)
 		}
 	}

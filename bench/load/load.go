@@ -2,6 +2,7 @@ package load
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -58,9 +59,7 @@ type Result struct {
 // only for a config it cannot run; failed requests are counted in Errors.
 func Run(ctx context.Context, cfg Config) (Result, error) {
 	cfg.Conns, cfg.CallsPerRequest = max(cfg.Conns, 1), max(cfg.CallsPerRequest, 1)
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = 10 * time.Second
-	}
+	cfg.Timeout = cmp.Or(cfg.Timeout, 10*time.Second)
 	if cfg.Duration <= 0 && cfg.Requests <= 0 {
 		return Result{}, errors.New("load: set a duration or a request count")
 	}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
@@ -21,7 +22,7 @@ func ReadmeBlock(d *schema.Doc) string {
 	b.WriteString("<!-- Generated from bench/results/benchmarks.json by bench/run (or `cd bench && go run ./cmd/readmetable`); do not edit by hand. -->\n\n")
 	fmt.Fprintf(&b, "Measured by `%s` on %s: %s, %d CPUs, %s, Caddy %s (bin/caddy built %s), commit %s; load average %s before the run and %s after; CPU steal %s; %s in all.",
 		d.Harness.Command, day(d.Date), d.Machine.CPU, d.Machine.CPUs, d.Versions.Go, d.Versions.Caddy,
-		orUnknown(d.Versions.CaddyBuilt), d.Versions.Commit, load(d.Machine.LoadBefore), load(d.Machine.LoadAfter),
+		cmp.Or(d.Versions.CaddyBuilt, "unknown"), d.Versions.Commit, load(d.Machine.LoadBefore), load(d.Machine.LoadAfter),
 		Steal(d.Machine.CPUSteal), duration(d.Harness.Seconds))
 	b.WriteString(" CPU steal is the share of the CPUs' time the hypervisor gave to other machines (/proc/stat): " +
 		"a run, or a set, with much of it measured a slower machine.")
@@ -79,13 +80,6 @@ func splitBlock(readme string) (before, block, after string, err error) {
 		return "", "", "", errors.New("README.md has no " + EndMarker + " marker after " + StartMarker)
 	}
 	return before, block, after, nil
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "unknown"
-	}
-	return s
 }
 
 func day(date string) string {

@@ -2,6 +2,7 @@ package wsload
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -112,9 +113,7 @@ func openSession(ctx context.Context, cfg BroadcastConfig, dial func(context.Con
 	if cfg.Subscribers < 1 || len(cfg.SubscriberURLs) == 0 || len(cfg.PublisherURLs) == 0 || cfg.Publish == nil {
 		return nil, errors.New("wsload: a broadcast needs subscribers, servers, publishers and a publish request")
 	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = 30 * time.Second
-	}
+	cfg.Timeout = cmp.Or(cfg.Timeout, 30*time.Second)
 	s := &session{cfg: cfg, notification: []byte(`"method":"` + cfg.Notification + `"`),
 		probe: []byte(`"result":"probe"`), failed: make(chan error, cfg.Subscribers+len(cfg.PublisherURLs)+1)}
 	subs, err := pipeline.Open(ctx, cfg.Subscribers, 16, func(ctx context.Context, i int) (Messages, error) {
