@@ -40,10 +40,6 @@ func (c *Clients) Close() { c.server.Stop() }
 // connections, 256 calls in flight on each.
 var clientMain = pipeCell{4, 256}
 
-// clientCellsOf are the cells of the client set in both profiles: 1 and
-// 4 connections by 1 and 256 calls in flight.
-func clientCellsOf() []pipeCell { return []pipeCell{{1, 1}, {1, 256}, {4, 1}, {4, 256}} }
-
 // numericWindows times the second phase of a client's run: the numeric
 // calls only, for their allocations, after a tenth of a window for the
 // calls of the first phase to finish.

@@ -48,28 +48,25 @@ func Full() Profile {
 		HTTPWarmup: 250 * time.Millisecond, HTTPTime: 1300 * time.Millisecond, HTTPConns: []int{1, 16, 64},
 		WSWarmup: 300 * time.Millisecond, WSWindow: time.Second, WSConns: []int{1, 4}, WSDepths: []int{1, 16, 256},
 		BroadcastSizes: []int{100, 1000, 5000}, BroadcastWarmup: 3, BroadcastRuns: 15, BroadcastRounds: 3,
-		StreamCells: streamCellsOf(), ClientCells: clientCellsOf(), IdleConns: 10000, IdleSettle: time.Second,
+		StreamCells: []pipeCell{{1, 1}, {1, 256}, {4, 256}, {16, 256}},
+		ClientCells: []pipeCell{{1, 1}, {1, 256}, {4, 1}, {4, 256}}, IdleConns: 10000, IdleSettle: time.Second,
 		NodesSubscribers: 1000, NodesWarmup: 500 * time.Millisecond, NodesWindow: time.Second,
 	}
 }
 
-// Quick runs every cell once, briefly: it proves the harness works end to
-// end and says nothing of speed.
+// Quick runs every cell of Full once, briefly: it proves the harness works
+// end to end and says nothing of speed.
 func Quick() Profile {
-	return Profile{
-		Name: "quick", Runs: 1,
-		InProcessWarmup: 2 * time.Millisecond, InProcessTime: 10 * time.Millisecond,
-		HTTPWarmup: 30 * time.Millisecond, HTTPTime: 100 * time.Millisecond, HTTPConns: []int{1, 16, 64},
-		WSWarmup: 30 * time.Millisecond, WSWindow: 100 * time.Millisecond, WSConns: []int{1, 4}, WSDepths: []int{1, 16, 256},
-		BroadcastSizes: []int{100, 1000, 5000}, BroadcastWarmup: 1, BroadcastRuns: 1, BroadcastRounds: 1,
-		StreamCells: streamCellsOf(), ClientCells: clientCellsOf(), IdleConns: 1000, IdleSettle: 200 * time.Millisecond,
-		NodesSubscribers: 1000, NodesWarmup: 100 * time.Millisecond, NodesWindow: 200 * time.Millisecond,
-	}
+	p := Full()
+	p.Name, p.Runs = "quick", 1
+	p.InProcessWarmup, p.InProcessTime = 2*time.Millisecond, 10*time.Millisecond
+	p.HTTPWarmup, p.HTTPTime = 30*time.Millisecond, 100*time.Millisecond
+	p.WSWarmup, p.WSWindow = 30*time.Millisecond, 100*time.Millisecond
+	p.BroadcastWarmup, p.BroadcastRuns, p.BroadcastRounds = 1, 1, 1
+	p.IdleConns, p.IdleSettle = 1000, 200*time.Millisecond
+	p.NodesWarmup, p.NodesWindow = 100*time.Millisecond, 200*time.Millisecond
+	return p
 }
-
-// streamCellsOf are the stream cells of both profiles: 1×1, 1×256, 4×256
-// and 16×256.
-func streamCellsOf() []pipeCell { return []pipeCell{{1, 1}, {1, 256}, {4, 256}, {16, 256}} }
 
 // Settings lists the profile for the document's harness section.
 func (p Profile) Settings() map[string]string {
