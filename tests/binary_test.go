@@ -270,6 +270,7 @@ func (s *exampleServer) stop(t *testing.T) {
 }
 
 func TestBinaryServesTheExample(t *testing.T) {
+	t.Parallel() // independent: its own processes, ports and folders
 	s := startExample(t)
 	answer := `{"jsonrpc":"2.0","result":19,"id":1}`
 

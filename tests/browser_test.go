@@ -52,6 +52,7 @@ func wasmPage(t *testing.T) *exampleServer {
 }
 
 func TestBinaryServesTheWasmPage(t *testing.T) {
+	t.Parallel() // independent: its own processes, ports and folders
 	s := wasmPage(t)
 	client := newClient(true, true)
 	tests := []struct {
@@ -103,6 +104,7 @@ type browserBench struct {
 }
 
 func TestBrowserHostPage(t *testing.T) {
+	t.Parallel() // independent: its own processes, ports and folders
 	chromium(t)
 	benchOut := os.Getenv("BROWSER_BENCH_OUT")
 	limit, query := 3*time.Minute, "?quick=1"

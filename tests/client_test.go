@@ -96,6 +96,7 @@ func checkOurClient(t *testing.T, c *rpcclient.Client, push bool) {
 }
 
 func TestOurClientAgainstCaddy(t *testing.T) {
+	t.Parallel() // independent: its own processes, ports and folders
 	site := startExample(t)
 	streams := startStreams(t)
 	for name, tt := range map[string]struct {
@@ -248,6 +249,7 @@ func TestOurClientAgainstGethServer(t *testing.T) {
 }
 
 func TestReadmeClientProgramRuns(t *testing.T) {
+	t.Parallel() // independent: its own processes, ports and folders
 	site := startExample(t)
 	bin := filepath.Join(t.TempDir(), "callfromgo")
 	if out, err := exec.Command("go", "build", "-o", bin, "./callfromgo").CombinedOutput(); err != nil {

@@ -107,6 +107,7 @@ type adaptError struct {
 func (e *adaptError) Error() string { return e.err.Error() + ": " + strings.TrimSpace(e.stderr) }
 
 func TestDocsCaddyfilesAdapt(t *testing.T) {
+	t.Parallel() // independent: its own processes, ports and folders
 	caddyBinary(t)
 	for _, b := range caddyfileBlocks(t) {
 		t.Run(b.where(), func(t *testing.T) {

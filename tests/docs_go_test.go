@@ -48,6 +48,7 @@ func TestDocsGoBlocksAreAllChecked(t *testing.T) {
 }
 
 func TestDocsGoFragmentsCompile(t *testing.T) {
+	t.Parallel() // independent: its own processes, ports and folders
 	// Inside the tests module, so that the fragments' imports resolve; one
 	// go vet type-checks them all without linking.
 	dir, err := os.MkdirTemp(".", "docsnippets")
@@ -203,6 +204,7 @@ func declText(t *testing.T, d ast.Decl) (string, string) {
 }
 
 func TestDocsGoProgramsRun(t *testing.T) {
+	t.Parallel() // independent: its own processes, ports and folders
 	var programs []block
 	for _, b := range goBlocks(t) {
 		if _, ok := b.marked("docs:go-run"); ok {

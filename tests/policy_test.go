@@ -260,6 +260,7 @@ func TestBinaryRateLimits(t *testing.T) {
 }
 
 func TestBinaryMethodsByBasicAuthUser(t *testing.T) {
+	t.Parallel() // independent: its own processes, ports and folders
 	s := startPolicySite(t)
 	client := newClient(true, true)
 	call := func(user, password, doc string) response {

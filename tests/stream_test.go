@@ -31,6 +31,7 @@ type streamSite struct {
 // placeholders are filled by startStreams.
 const streamCaddyfile = `{
 	admin localhost:ADMIN
+	skip_install_trust
 	jsonrpc {
 		shutdown_grace 2s
 		listen tcp/127.0.0.1:TCP {
@@ -143,6 +144,7 @@ func streamResult(v string, id int) string {
 }
 
 func TestStreamsOverTCPTLSAndUnixSockets(t *testing.T) {
+	t.Parallel() // independent: its own processes, ports and folders
 	s := startStreams(t)
 	for _, tt := range []struct{ network, addr string }{{"tcp", s.tcp}, {"tls", s.tlsAddr}, {"unix", s.socket}} {
 		t.Run(tt.network, func(t *testing.T) {
@@ -179,6 +181,7 @@ func TestStreamsOverTCPTLSAndUnixSockets(t *testing.T) {
 }
 
 func TestStreamPipelinesTenThousandRequests(t *testing.T) {
+	t.Parallel() // independent: its own processes, ports and folders
 	s := startStreams(t)
 	c := dialStream(t, "tcp", s.tcp)
 	const n = 10000
@@ -197,6 +200,7 @@ func TestStreamPipelinesTenThousandRequests(t *testing.T) {
 }
 
 func TestStreamRefusesOversizedAndUnframeableInput(t *testing.T) {
+	t.Parallel() // independent: its own processes, ports and folders
 	s := startStreams(t)
 	big := dialStream(t, "tcp", s.tcp)
 	go io.WriteString(big, `{"jsonrpc":"2.0","method":"StringMe","params":["`+strings.Repeat("x", 1<<20)+`"],"id":1}`)
@@ -212,6 +216,7 @@ func TestStreamRefusesOversizedAndUnframeableInput(t *testing.T) {
 }
 
 func TestStreamSubscriptions(t *testing.T) {
+	t.Parallel() // independent: its own processes, ports and folders
 	s := startStreams(t)
 	c := dialStream(t, "unix", s.socket)
 	c.send(t, `{"jsonrpc":"2.0","method":"demo_subscribe","params":["ticks",5],"id":1}`)
@@ -228,6 +233,7 @@ func TestStreamSubscriptions(t *testing.T) {
 }
 
 func TestGethClientOverIPC(t *testing.T) {
+	t.Parallel() // independent: its own processes, ports and folders
 	s := startStreams(t)
 	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
 	defer cancel()
@@ -242,6 +248,7 @@ func TestGethClientOverIPC(t *testing.T) {
 }
 
 func TestStreamReloadKeepsTheListener(t *testing.T) {
+	t.Parallel() // independent: its own processes, ports and folders
 	s := startStreams(t)
 	c := dialStream(t, "tcp", s.tcp)
 	c.send(t, streamCall("delay", "[300]", 1))
@@ -269,6 +276,7 @@ func TestStreamReloadKeepsTheListener(t *testing.T) {
 }
 
 func TestStreamStopDrainsAnswers(t *testing.T) {
+	t.Parallel() // independent: its own processes, ports and folders
 	s := startStreams(t)
 	c := dialStream(t, "tcp", s.tcp)
 	c.send(t, streamCall("delay", "[300]", 7))
@@ -280,6 +288,7 @@ func TestStreamStopDrainsAnswers(t *testing.T) {
 }
 
 func TestSecondCaddyOnTheSameStreamAddress(t *testing.T) {
+	t.Parallel() // independent: its own processes, ports and folders
 	s := startStreams(t)
 	admin := freePort(t)
 	out, stderr, err := runCaddy(t, "run", "--adapter", "caddyfile", "--config", writeTemp(t, s.config(admin)))
@@ -302,6 +311,7 @@ func writeTemp(t *testing.T, content string) string {
 }
 
 func TestStreamMetricsByListener(t *testing.T) {
+	t.Parallel() // independent: its own processes, ports and folders
 	s := startStreams(t)
 	c := dialStream(t, "tcp", s.tcp)
 	c.send(t, `{"jsonrpc":"2.0","method":"demo_subscribe","params":["chat"],"id":1}`+streamCall("add", "[1,2]", 2))
