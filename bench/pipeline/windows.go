@@ -17,23 +17,13 @@ type Windows struct {
 // Rates waits out w's warm-up, then returns the growth of total per second
 // over each window. An error on failed or the end of ctx ends it.
 func (w Windows) Rates(ctx context.Context, failed <-chan error, total func() int64) ([]float64, error) {
-	wait := func(d time.Duration) error {
-		select {
-		case err := <-failed:
-			return err
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(d):
-			return nil
-		}
-	}
-	if err := wait(w.Warmup); err != nil {
+	if err := Wait(ctx, failed, w.Warmup); err != nil {
 		return nil, err
 	}
 	out := make([]float64, 0, w.Count)
 	n0, t0 := total(), time.Now()
 	for range w.Count {
-		if err := wait(w.Length); err != nil {
+		if err := Wait(ctx, failed, w.Length); err != nil {
 			return nil, err
 		}
 		n1, t1 := total(), time.Now()
@@ -44,6 +34,19 @@ func (w Windows) Rates(ctx context.Context, failed <-chan error, total func() in
 		n0, t0 = n1, t1
 	}
 	return out, nil
+}
+
+// Wait waits d, or less for an error on failed or the end of ctx, which it
+// returns.
+func Wait(ctx context.Context, failed <-chan error, d time.Duration) error {
+	select {
+	case err := <-failed:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
 }
 
 // Valid reports whether w times at least one window.

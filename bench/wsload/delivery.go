@@ -110,11 +110,11 @@ func (d *deliverer) probe(ctx context.Context) error {
 			}
 			p.sent++
 		}
-		if err := d.s.pause(ctx, 50*time.Millisecond); err != nil {
+		if err := pipeline.Wait(ctx, d.s.failed, 50*time.Millisecond); err != nil {
 			return err
 		}
 	}
-	err := d.s.pause(ctx, 200*time.Millisecond)
+	err := pipeline.Wait(ctx, d.s.failed, 200*time.Millisecond)
 	d.s.probing.Store(false)
 	return err
 }
@@ -175,7 +175,7 @@ func (d *deliverer) stream(ctx context.Context, busy map[string][]float64) ([]fl
 			return nil, fmt.Errorf("wsload: a subscriber read %d of the %d messages published, %v after the last",
 				least, d.s.published, d.cfg.Timeout)
 		}
-		if err := d.s.pause(ctx, 5*time.Millisecond); err != nil {
+		if err := pipeline.Wait(ctx, d.s.failed, 5*time.Millisecond); err != nil {
 			return nil, err
 		}
 	}

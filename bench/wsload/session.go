@@ -285,18 +285,6 @@ func (s *session) wait(ctx context.Context, done <-chan struct{}, what func() st
 	}
 }
 
-// pause waits d, or less for a failure or the end of ctx, which it returns.
-func (s *session) pause(ctx context.Context, d time.Duration) error {
-	select {
-	case err := <-s.failed:
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(d):
-		return nil
-	}
-}
-
 // Publish publishes message i alone and returns the time until the last
 // subscriber has read it.
 func (s *session) Publish(ctx context.Context, i int) (time.Duration, error) {
