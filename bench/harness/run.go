@@ -33,25 +33,23 @@ var Groups = []string{"inprocess", "http", "websocket", "stream", "client", "nod
 
 // group is one group of sets: their ids, whether they measure a Caddy of
 // their own (started fresh for the group, so that no group measures a
-// server another has loaded), their estimated work, and how to run them.
+// server another has loaded), and how to run them.
 type group struct {
 	ids   []string
 	caddy bool
-	work  func(sets.Profile) int
 	run   func(ctx context.Context, env *sets.Env, openFiles uint64) ([]schema.Set, error)
 }
 
 var groups = map[string]group{
-	"inprocess": {ids: []string{"inprocess"}, work: sets.InProcessWork,
+	"inprocess": {ids: []string{"inprocess"},
 		run: func(ctx context.Context, env *sets.Env, _ uint64) ([]schema.Set, error) {
 			return measureSets(func() schema.Set { return sets.InProcess(ctx, env) }), nil
 		}},
-	"http": {ids: []string{"http", "http_batch"}, caddy: true, work: sets.HTTPWork,
+	"http": {ids: []string{"http", "http_batch"}, caddy: true,
 		run: func(ctx context.Context, env *sets.Env, _ uint64) ([]schema.Set, error) {
 			return withSteal(func() []schema.Set { return sets.HTTP(ctx, env) }), nil
 		}},
 	"websocket": {ids: []string{"ws_pipelined", "ws_broadcast", "ws_memory"}, caddy: true,
-		work: func(p sets.Profile) int { return sets.PipelinedWork(p) + sets.BroadcastWork(p) + sets.MemoryWork(p) },
 		run: func(ctx context.Context, env *sets.Env, openFiles uint64) ([]schema.Set, error) {
 			ws, err := sets.NewWebSocket(ctx, env)
 			if err != nil {
@@ -64,7 +62,7 @@ var groups = map[string]group{
 				func() schema.Set { return ws.Memory(ctx, env, openFiles) }), nil
 		}},
 	"stream": {ids: []string{"stream_pipelined", "stream_blocking", "stream_grpc", "stream_flood", "stream_memory"},
-		caddy: true, work: sets.StreamWork,
+		caddy: true,
 		run: func(ctx context.Context, env *sets.Env, openFiles uint64) ([]schema.Set, error) {
 			st, err := sets.NewStream(ctx, env)
 			if err != nil {
@@ -78,7 +76,7 @@ var groups = map[string]group{
 				func() schema.Set { return st.Streaming(ctx, env) },
 				func() schema.Set { return st.Memory(ctx, env, openFiles) }), nil
 		}},
-	"client": {ids: []string{"client_pipelined"}, work: sets.ClientWork,
+	"client": {ids: []string{"client_pipelined"},
 		run: func(ctx context.Context, env *sets.Env, _ uint64) ([]schema.Set, error) {
 			// Its server is a child process, not Caddy.
 			env.Bar.Start("starting the server of the Go clients")
@@ -89,7 +87,7 @@ var groups = map[string]group{
 			defer c.Close()
 			return measureSets(func() schema.Set { return c.Pipelined(ctx, env) }), nil
 		}},
-	"nodes": {ids: []string{"nodes_broadcast"}, work: sets.NodesWork,
+	"nodes": {ids: []string{"nodes_broadcast"},
 		run: func(ctx context.Context, env *sets.Env, _ uint64) ([]schema.Set, error) {
 			// The set starts its own nats-server and Caddy nodes.
 			return measureSets(func() schema.Set { return sets.Nodes(ctx, env) }), nil
@@ -123,11 +121,10 @@ func Run(ctx context.Context, o Options) (*schema.Doc, error) {
 	doc.Machine.OpenFilesLimit = openFiles
 	work := 0
 	for _, name := range names {
-		g, ok := groups[name]
-		if !ok {
+		if _, ok := groups[name]; !ok {
 			return nil, fmt.Errorf("bench: no group %q: want some of %v", name, Groups)
 		}
-		work += g.work(o.Profile)
+		work += sets.Work(name, o.Profile)
 	}
 	if (slices.ContainsFunc(names, func(n string) bool { return groups[n].caddy }) || slices.Contains(names, "nodes")) &&
 		!executable(o.Caddy) {

@@ -12,37 +12,12 @@ import (
 
 func broadcastX(n int) string { return Count(n, "subscriber", "subscribers") }
 
-// BroadcastWork is the work Broadcast reports, in estimated milliseconds.
-func BroadcastWork(p Profile) int {
-	rounds, _, _ := broadcastShares(p)
-	w := 0
-	for _, n := range p.BroadcastSizes {
-		w += rounds * (4*broadcastStepWork(p, n) + 2*writesStepWork(p, n))
-	}
-	return w
-}
-
 // broadcastShares is how the broadcast set publishes the profile's
 // messages: its rounds, and each session's warm-up and timed messages
 // (the timed ones split between the rounds).
 func broadcastShares(p Profile) (rounds, warmup, runs int) {
 	rounds = max(1, p.BroadcastRounds)
 	return rounds, max(1, p.BroadcastWarmup), max(1, (p.BroadcastRuns+rounds-1)/rounds)
-}
-
-// broadcastStepWork is the estimated milliseconds of one WebSocket
-// server's session of n subscribers: dialling and subscribing, then each
-// of the session's messages to every subscriber.
-func broadcastStepWork(p Profile, n int) int {
-	_, warmup, runs := broadcastShares(p)
-	return 50 + n/5 + (warmup+runs)*n/80
-}
-
-// writesStepWork is the estimated milliseconds of one session of the
-// harness's own writes to n connections.
-func writesStepWork(p Profile, n int) int {
-	_, warmup, runs := broadcastShares(p)
-	return 10 + n/10 + (warmup+runs)*n/400
 }
 
 // Broadcast subscribes n connections to the chat for every n of the

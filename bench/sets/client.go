@@ -53,27 +53,6 @@ func clientRunWindows(p Profile) pipeline.Windows {
 	return pipeline.Windows{Warmup: p.WSWarmup, Length: p.WSWindow / 2, Count: 1}
 }
 
-// clientRunWork is the estimated milliseconds of one run of one client on
-// one cell.
-func clientRunWork(p Profile, numeric bool) int {
-	w, n := clientRunWindows(p), numericWindows(p)
-	work := ms(w.Warmup) + ms(w.Length) + 100
-	if numeric {
-		work += ms(n.Warmup) + ms(n.Length)
-	}
-	return work
-}
-
-// ClientWork is the work the client set reports, in estimated
-// milliseconds.
-func ClientWork(p Profile) int {
-	w := 0
-	for _, r := range clientSeries {
-		w += clientRunWork(p, r.numeric)
-	}
-	return len(p.ClientCells) * p.Runs * w
-}
-
 // The client set's series. Those marked numeric have the second phase, for
 // their allocations per numeric call; the floor's allocations are not a
 // client's.

@@ -64,14 +64,6 @@ func httpCells(p Profile) []httpCell {
 	return cells
 }
 
-// HTTPWork is the work HTTP reports, in estimated milliseconds.
-func HTTPWork(p Profile) int {
-	return len(httpCells(p)) * len(httpTargets()) * p.Runs * httpStepWork(p)
-}
-
-// httpStepWork is the estimated milliseconds of one HTTP run.
-func httpStepWork(p Profile) int { return ms(p.HTTPWarmup) + ms(p.HTTPTime) + 50 }
-
 // HTTP measures, on the Caddy of e, respond, one call per POST and a batch
 // of 100 per POST, for each protocol and connection count, Runs times in
 // turn. It returns two sets: one call per POST against respond, and the

@@ -3,7 +3,6 @@ package sets
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
@@ -45,15 +44,6 @@ var inLabels = map[string]string{
 	"stdjson": "encoding/json dispatcher",
 	"goccy":   "goccy/go-json dispatcher",
 }
-
-// InProcessWork is the work InProcess reports, in estimated milliseconds.
-func InProcessWork(p Profile) int {
-	cells := len(inprocess.All()) * len(inCases())
-	return cells * (inStepWork(p.InProcessWarmup) + p.Runs*inStepWork(p.InProcessTime))
-}
-
-// inStepWork is the estimated milliseconds of one in-process measurement.
-func inStepWork(d time.Duration) int { return ms(d) + 20 }
 
 // InProcess measures every implementation on every case: a warm-up pass
 // over all cells, then Runs passes, so that a busy phase of a shared machine

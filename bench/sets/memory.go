@@ -16,13 +16,6 @@ import (
 
 func memoryX(n int) string { return Count(n, "idle connection", "idle connections") }
 
-// MemoryWork is the work Memory reports, in estimated milliseconds.
-func MemoryWork(p Profile) int { return p.Runs * 2 * memoryStepWork(p) }
-
-// memoryStepWork is the estimated milliseconds of one memory run: starting
-// a server, opening the connections and letting them settle.
-func memoryStepWork(p Profile) int { return 400 + p.IdleConns/3 + ms(p.IdleSettle)*3/2 }
-
 // warmConns is the number of connections opened and closed on a fresh
 // server before its memory is first read.
 const warmConns = 100

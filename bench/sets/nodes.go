@@ -33,22 +33,6 @@ const (
 	natsHubModule = "jsonrpc.hubs.nats"
 )
 
-// nodesStartWork is the estimated milliseconds of starting the servers.
-const nodesStartWork = 2500
-
-// NodesWork is the work Nodes reports, in estimated milliseconds.
-func NodesWork(p Profile) int {
-	return nodesStartWork + 2*2*nodesStepWork(p)
-}
-
-// nodesStepWork is the estimated milliseconds of one series of one cell:
-// dialling and subscribing, the probes, the timed messages, the stream and
-// its last messages.
-func nodesStepWork(p Profile) int {
-	return 300 + p.NodesSubscribers/2 + (p.BroadcastWarmup+p.BroadcastRuns)*10 + ms(p.NodesWarmup) +
-		p.Runs*ms(p.NodesWindow) + 100
-}
-
 // nodesSeries is one series of the nodes set: where its subscribers and
 // publishers connect, by cell.
 type nodesSeries struct {
@@ -94,7 +78,7 @@ func Nodes(ctx context.Context, e *Env) schema.Set {
 	e.Bar.Start("nodes: starting nats-server and two Caddy nodes")
 	servers, err := startNodes(ctx, e)
 	if err != nil {
-		e.Bar.Done(NodesWork(p))
+		e.Bar.Done(Work("nodes", p))
 		return failed(s, err)
 	}
 	defer servers.stop()

@@ -71,20 +71,6 @@ func (st *Stream) Close() {
 // connections, 256 calls in flight on each.
 var streamMain = pipeCell{4, 256}
 
-// streamStepWork is the estimated milliseconds of one timed cell of a
-// stream set: Runs sessions of a warm-up and one window.
-func streamStepWork(p Profile) int { return p.Runs * streamRunWork(p) }
-
-// streamRunWork is the estimated milliseconds of one session of a
-// pipelined stream cell.
-func streamRunWork(p Profile) int { return ms(p.WSWarmup) + ms(p.WSWindow) + 60 }
-
-// StreamWork is the work the stream sets report, in estimated
-// milliseconds.
-func StreamWork(p Profile) int {
-	return (len(p.StreamCells)*5+3+3+3)*streamStepWork(p) + p.Runs*2*memoryStepWork(p)
-}
-
 // pipeTarget is one series of a pipelined stream measurement.
 type pipeTarget struct {
 	name, label, role string
@@ -285,7 +271,7 @@ func (st *Stream) Streaming(ctx context.Context, e *Env) schema.Set {
 	} {
 		e.Bar.Start("streaming: " + t.name)
 		rates, err := t.run()
-		e.Bar.Done(streamStepWork(e.Profile))
+		e.Bar.Done(e.Profile.Runs * streamRunWork(e.Profile))
 		if err != nil {
 			return failed(s, fmt.Errorf("%s: %w", t.name, err))
 		}

@@ -36,12 +36,6 @@ func pipeSet(id, group, title, harness, note string) schema.Set {
 		XLabel: "connections × calls in flight on each"}
 }
 
-// PipelinedWork is the work Pipelined reports, in estimated milliseconds.
-func PipelinedWork(p Profile) int { return len(pipeCells(p)) * 2 * pipeStepWork(p) }
-
-// pipeStepWork is the estimated milliseconds of one pipelined cell.
-func pipeStepWork(p Profile) int { return ms(p.WSWarmup) + p.Runs*ms(p.WSWindow) + 50 }
-
 // Pipelined measures the five requests cycled over WebSocket with a fixed
 // number of calls in flight on each connection, ours then the peer on
 // each cell.
