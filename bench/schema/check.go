@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"slices"
@@ -17,16 +16,11 @@ func Read(file string) (*Doc, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Decode(bytes.NewReader(b))
-}
-
-// Decode decodes one document, refusing fields the schema lacks.
-func Decode(r io.Reader) (*Doc, error) {
-	dec := json.NewDecoder(r)
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	var d Doc
 	if err := dec.Decode(&d); err != nil {
-		return nil, fmt.Errorf("benchmarks.json: %w", err)
+		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	return &d, nil
 }
