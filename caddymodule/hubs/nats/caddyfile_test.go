@@ -167,6 +167,6 @@ func TestModuleIsRegistered(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, ok := mod.New().(hubs.Module); !ok {
-		t.Errorf("%T is not a HubModule", mod.New())
+		t.Errorf("%T is not a hubs.Module", mod.New())
 	}
 }
