@@ -248,7 +248,6 @@ func TestGethClientOverIPC(t *testing.T) {
 }
 
 func TestStreamReloadKeepsTheListener(t *testing.T) {
-	t.Parallel() // independent: its own processes, ports and folders
 	s := startStreams(t)
 	c := dialStream(t, "tcp", s.tcp)
 	c.send(t, streamCall("delay", "[300]", 1))
@@ -276,7 +275,6 @@ func TestStreamReloadKeepsTheListener(t *testing.T) {
 }
 
 func TestStreamStopDrainsAnswers(t *testing.T) {
-	t.Parallel() // independent: its own processes, ports and folders
 	s := startStreams(t)
 	c := dialStream(t, "tcp", s.tcp)
 	c.send(t, streamCall("delay", "[300]", 7))
