@@ -16,20 +16,6 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 )
 
-// caddyfileBlocks returns the Caddyfile blocks of the documentation.
-func caddyfileBlocks(t *testing.T) []block {
-	var out []block
-	for _, b := range docBlocks(t) {
-		if b.lang == "caddyfile" {
-			out = append(out, b)
-		}
-	}
-	if len(out) == 0 {
-		t.Fatal("no Caddyfile blocks in README.md and docs/")
-	}
-	return out
-}
-
 // asCaddyfile returns src as a whole Caddyfile: a fragment (a directive
 // and its block, such as `jsonrpc /rpc { ... }`) goes into a site block.
 func asCaddyfile(src string) string {
@@ -109,7 +95,7 @@ func (e *adaptError) Error() string { return e.err.Error() + ": " + strings.Trim
 func TestDocsCaddyfilesAdapt(t *testing.T) {
 	t.Parallel() // independent: its own processes, ports and folders
 	caddyBinary(t)
-	for _, b := range caddyfileBlocks(t) {
+	for _, b := range blocksOf(t, "caddyfile") {
 		t.Run(b.where(), func(t *testing.T) {
 			_, noAdapt := b.marked("docs:no-adapt")
 			_, warnings, err := adaptCaddyfile(t, asCaddyfile(b.body))

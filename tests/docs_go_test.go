@@ -22,22 +22,8 @@ import (
 	"time"
 )
 
-// goBlocks returns the Go blocks of the documentation.
-func goBlocks(t *testing.T) []block {
-	var out []block
-	for _, b := range docBlocks(t) {
-		if b.lang == "go" {
-			out = append(out, b)
-		}
-	}
-	if len(out) == 0 {
-		t.Fatal("no Go blocks in README.md and docs/")
-	}
-	return out
-}
-
 func TestDocsGoBlocksAreAllChecked(t *testing.T) {
-	for _, b := range goBlocks(t) {
+	for _, b := range blocksOf(t, "go") {
 		_, template := b.marked("docs:go-template")
 		_, decl := b.marked("docs:go-decl")
 		_, program := b.marked("docs:go-run")
@@ -57,7 +43,7 @@ func TestDocsGoFragmentsCompile(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	where := map[string]string{} // a fragment's package folder: its block
-	for i, b := range goBlocks(t) {
+	for i, b := range blocksOf(t, "go") {
 		name, ok := b.marked("docs:go-template")
 		if !ok {
 			continue
@@ -116,7 +102,7 @@ func fillTemplate(name, body string) ([]byte, error) {
 
 func TestDocsGoDeclarationsAreTheCode(t *testing.T) {
 	decls := codeDecls(t)
-	for _, b := range goBlocks(t) {
+	for _, b := range blocksOf(t, "go") {
 		if _, ok := b.marked("docs:go-decl"); !ok {
 			continue
 		}
@@ -206,7 +192,7 @@ func declText(t *testing.T, d ast.Decl) (string, string) {
 func TestDocsGoProgramsRun(t *testing.T) {
 	t.Parallel() // independent: its own processes, ports and folders
 	var programs []block
-	for _, b := range goBlocks(t) {
+	for _, b := range blocksOf(t, "go") {
 		if _, ok := b.marked("docs:go-run"); ok {
 			programs = append(programs, b)
 		}

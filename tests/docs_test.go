@@ -78,6 +78,22 @@ func docFiles(t *testing.T) []docFile {
 	return docs.files
 }
 
+// blocksOf returns the documentation's blocks of the language lang,
+// failing the test when there is none.
+func blocksOf(t *testing.T, lang string) []block {
+	t.Helper()
+	var out []block
+	for _, b := range docBlocks(t) {
+		if b.lang == lang {
+			out = append(out, b)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("no %s blocks in README.md and docs/", lang)
+	}
+	return out
+}
+
 // docBlocks returns every fenced code block of the documentation.
 func docBlocks(t *testing.T) []block {
 	t.Helper()
