@@ -19,11 +19,6 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
 )
 
-// zoneOf is a zone of events per hour keyed by key.
-func zoneOf(key string, events int64) *policy.RateLimitZone {
-	return &policy.RateLimitZone{Key: key, Events: events, Window: caddy.Duration(time.Hour)}
-}
-
 // limitedHandler provisions a handler of the test methods with zones.
 func limitedHandler(t *testing.T, zones map[string]*policy.RateLimitZone) *Handler {
 	t.Helper()
@@ -81,7 +76,7 @@ func batchOf(n int, method string) string {
 }
 
 func TestRateLimitBatchOfAHundredAgainstFifty(t *testing.T) {
-	h := limitedHandler(t, map[string]*policy.RateLimitZone{"batch_test": zoneOf("", 50)})
+	h := limitedHandler(t, map[string]*policy.RateLimitZone{"batch_test": moduletest.Zone("", 50)})
 	rec := postFrom(t, h, "192.0.2.1:1000", nil, nil, batchOf(100, "echo"))
 	if rec.Code != http.StatusOK {
 		t.Fatalf("status %d, want 200: half of the calls ran", rec.Code)
@@ -122,7 +117,7 @@ func TestRateLimitBatchOfAHundredAgainstFifty(t *testing.T) {
 }
 
 func TestRateLimitAllRefusedIs429WithRetryAfter(t *testing.T) {
-	h := limitedHandler(t, map[string]*policy.RateLimitZone{"all_test": zoneOf("", 2)})
+	h := limitedHandler(t, map[string]*policy.RateLimitZone{"all_test": moduletest.Zone("", 2)})
 	postFrom(t, h, "192.0.2.1:1", nil, nil, batchOf(2, "echo"))
 	rec := postFrom(t, h, "192.0.2.1:2", nil, nil, batchOf(3, "echo"))
 	if rec.Code != http.StatusTooManyRequests {
@@ -156,7 +151,7 @@ func TestRateLimitAllRefusedIs429WithRetryAfter(t *testing.T) {
 }
 
 func TestRateLimitPerHeaderKey(t *testing.T) {
-	h := limitedHandler(t, map[string]*policy.RateLimitZone{"header_test": zoneOf("{http.request.header.X-Api-Key}", 3)})
+	h := limitedHandler(t, map[string]*policy.RateLimitZone{"header_test": moduletest.Zone("{http.request.header.X-Api-Key}", 3)})
 	run := func(key string, n int) (ok, refused int) {
 		for _, a := range answers(t, postFrom(t, h, "192.0.2.1:1", map[string]string{"X-Api-Key": key}, nil,
 			batchOf(n, "echo")).Body.String()) {
@@ -185,7 +180,7 @@ func TestRateLimitMethodsCostsAndZonesTogether(t *testing.T) {
 		"big_test": {Events: 6, Window: caddy.Duration(time.Hour), Methods: []string{"bi?"},
 			Costs: []policy.RateLimitCost{{Method: "big", Cost: 3}}},
 		// Every call counts here, against one budget for everyone.
-		"global_test": zoneOf("everyone", 4),
+		"global_test": moduletest.Zone("everyone", 4),
 	})
 	call := func(method, params string) string {
 		return postFrom(t, h, "192.0.2.1:1", nil, nil,
@@ -214,7 +209,7 @@ func TestRateLimitCountsRefusalsByZone(t *testing.T) {
 	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
 	defer cancel()
 	h := &Handler{ServicesRaw: services("handler_test"),
-		RateLimit: &policy.RateLimit{Zones: map[string]*policy.RateLimitZone{"metric_test": zoneOf("", 1)}}}
+		RateLimit: &policy.RateLimit{Zones: map[string]*policy.RateLimitZone{"metric_test": moduletest.Zone("", 1)}}}
 	if err := h.Provision(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +244,7 @@ func policyWSServer(t *testing.T, h *Handler) string {
 }
 
 func TestRateLimitCountsAcrossWebSocketMessagesAndConnections(t *testing.T) {
-	h := limitedHandler(t, map[string]*policy.RateLimitZone{"ws_test": zoneOf("{http.request.header.X-Api-Key}", 3)})
+	h := limitedHandler(t, map[string]*policy.RateLimitZone{"ws_test": moduletest.Zone("{http.request.header.X-Api-Key}", 3)})
 	url := policyWSServer(t, h)
 	first, _, err := dialWS(t, url, http.Header{"X-Api-Key": {"k1"}})
 	if err != nil {
@@ -330,7 +325,7 @@ func TestHiddenMethodsSpendNothing(t *testing.T) {
 	h := mustProvision(t, &Handler{ServicesRaw: services("handler_test"),
 		Methods: &policy.MethodFilter{Identity: &policy.MethodIdentity{Key: "{http.auth.user.id}",
 			Rules: map[string]*policy.MethodRules{"alice": {Deny: []string{"big"}}}}},
-		RateLimit: &policy.RateLimit{Zones: map[string]*policy.RateLimitZone{"hidden_test": zoneOf("{http.auth.user.id}", 2)}},
+		RateLimit: &policy.RateLimit{Zones: map[string]*policy.RateLimitZone{"hidden_test": moduletest.Zone("{http.auth.user.id}", 2)}},
 	})
 	alice := map[string]any{"http.auth.user.id": "alice"}
 	rec := postFrom(t, h, "192.0.2.1:1", nil, alice, batchOf(3, "big"))

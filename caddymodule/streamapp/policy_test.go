@@ -8,23 +8,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/caddymodule/internal/moduletest"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/caddymodule/policy"
 )
 
-// zoneOf is a zone of events per hour, keyed by key.
-func zoneOf(key string, events int64) *policy.RateLimitZone {
-	return &policy.RateLimitZone{Key: key, Events: events, Window: caddy.Duration(time.Hour)}
-}
-
 func TestRateLimitOnStreamsByRemoteHost(t *testing.T) {
 	addr := localAddress(t)
 	startApp(t, &App{Listeners: []*StreamListener{{
 		Listen: []string{"tcp/" + addr}, ServicesRaw: moduletest.Services("handler_test"),
-		RateLimit: &policy.RateLimit{Zones: map[string]*policy.RateLimitZone{"stream_test": zoneOf("{http.request.remote.host}", 2)}},
+		RateLimit: &policy.RateLimit{Zones: map[string]*policy.RateLimitZone{"stream_test": moduletest.Zone("{http.request.remote.host}", 2)}},
 	}}})
 	read := func(c net.Conn, r *bufio.Reader) string {
 		c.SetReadDeadline(time.Now().Add(5 * time.Second))
@@ -59,7 +53,7 @@ func TestRateLimitOnStreamsByRemoteHost(t *testing.T) {
 func TestStreamKeysMustBeKnownOnStreams(t *testing.T) {
 	for _, l := range []*StreamListener{
 		{Listen: []string{"tcp/127.0.0.1:0"},
-			RateLimit: &policy.RateLimit{Zones: map[string]*policy.RateLimitZone{"z": zoneOf("{http.auth.user.id}", 1)}}},
+			RateLimit: &policy.RateLimit{Zones: map[string]*policy.RateLimitZone{"z": moduletest.Zone("{http.auth.user.id}", 1)}}},
 		{Listen: []string{"tcp/127.0.0.1:0"}, Methods: &policy.MethodFilter{Identity: &policy.MethodIdentity{
 			Key: "{http.request.header.X-User}", Rules: map[string]*policy.MethodRules{"a": {Allow: []string{"*"}}}}}},
 	} {
@@ -69,7 +63,7 @@ func TestStreamKeysMustBeKnownOnStreams(t *testing.T) {
 		}
 	}
 	ok := &StreamListener{Listen: []string{"tcp/127.0.0.1:0"},
-		RateLimit: &policy.RateLimit{Zones: map[string]*policy.RateLimitZone{"z": zoneOf("{http.request.remote.host}-{env.HOME}", 1)}}}
+		RateLimit: &policy.RateLimit{Zones: map[string]*policy.RateLimitZone{"z": moduletest.Zone("{http.request.remote.host}-{env.HOME}", 1)}}}
 	if err := ok.check(); err != nil {
 		t.Errorf("a key of the connection's placeholders: %v", err)
 	}

@@ -1,7 +1,7 @@
 // Package moduletest is what the unit tests of this repository's Caddy
 // modules share: the services they mount (jsonrpc.services.handler_test
-// and three that fail in their own ways) and requests as Caddy hands them
-// to handlers and matchers.
+// and three that fail in their own ways), rate limit zones, and requests
+// as Caddy hands them to handlers and matchers.
 package moduletest
 
 import (
