@@ -74,6 +74,13 @@ func standardMessage(code int) string {
 // byte for byte as for a method that is not registered.
 var ErrMethodHidden = errors.New("rpccore: method hidden from this caller")
 
+// CodeGoingAway answers the calls of a peer connection that the server
+// did not finish because it is shutting down (a reload that removes the
+// endpoint, a stop): those it read and did not run ("data": "not run"),
+// which a client may send again elsewhere, and those still running at the
+// end of the shutdown grace, which were cancelled and may have run in part.
+const CodeGoingAway = -32001
+
 // CodeLimitExceeded is the code of a call refused because the caller went
 // over a limit (a rate limit, say), as EIP-1474 defines it.
 const CodeLimitExceeded = -32005
@@ -96,6 +103,8 @@ var (
 	errBodyNotFound   = []byte(`"error":{"code":-32601,"message":"Method not found"}`)
 	errBodyInternal   = []byte(`"error":{"code":-32603,"message":"Internal error"}`)
 	errBodyTooLarge   = []byte(`"error":{"code":-32003,"message":"Response too large"}`)
+	errBodyNotRun     = []byte(`"error":{"code":-32001,"message":"Server going away","data":"not run: the server is shutting down"}`)
+	errBodyCancelled  = []byte(`"error":{"code":-32001,"message":"Server going away","data":"cancelled: the server shut down before the call finished; it may have run in part"}`)
 	responsePrefix    = []byte(`{"jsonrpc":"2.0",`)
 	nullID            = []byte(`null`)
 	errBodyDataMarker = []byte(`,"data":`)

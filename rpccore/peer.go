@@ -157,6 +157,12 @@ type Peer struct {
 
 	reframer Reframer // conn, when its messages may be guesses; nil otherwise
 
+	// draining is set once a shutdown began on a connection that is a
+	// ReadDrainer: what is read from then on is answered, not run
+	// (peerdrain.go). graceEnd, set before it, is when the grace ends.
+	draining atomic.Bool
+	graceEnd time.Time
+
 	// timing draws which of the calls the reader answers are timed.
 	timing callSampler
 
@@ -204,15 +210,25 @@ func (t *peerTurn) activate() {
 	for _, s := range t.opened {
 		s.activate()
 	}
+	t.forget()
+}
+
+// forget drops the subscriptions the document opened without starting
+// them: its answer was not sent, so the client has not their ids. They
+// end with the connection.
+func (t *peerTurn) forget() {
 	clear(t.opened)
 	t.opened = t.opened[:0]
 }
 
 // ServePeer serves conn until the connection fails (it returns the read
 // error), the peer cannot keep up under the Disconnect policy
-// (ErrSlowConsumer), or ctx ends (ErrShutdown). On shutdown it stops
-// reading, lets running calls finish for up to ShutdownGrace, and writes
-// their answers before it returns. In every case the calls' contexts are
+// (ErrSlowConsumer), or ctx ends (ErrShutdown). On shutdown it runs no
+// new call: over a ReadDrainer it reads on until the client falls quiet,
+// answering each call read -32001 "not run" (any other stops reading at
+// once); it lets the calls running, and those read and waiting, finish
+// for up to ShutdownGrace, answers those still unfinished then -32001,
+// and writes the answers before it returns (peerdrain.go). In every case the calls' contexts are
 // cancelled and the subscriptions ended when it returns; the transport
 // then closes conn. The calls' contexts carry the values of ctx (not its
 // end: the calls outlive it by the grace).
@@ -252,7 +268,11 @@ func (s *Server) ServePeer(ctx context.Context, conn MessageConn, cfg PeerConfig
 	p.stopSpawning()
 	draining := reason == ErrShutdown || errors.Is(reason, ErrEndOfInput)
 	if draining {
-		p.waitRunning(cfg.ShutdownGrace)
+		graceEnd := time.Now().Add(cfg.ShutdownGrace)
+		if p.draining.Load() {
+			graceEnd = p.graceEnd // from the start of the shutdown
+		}
+		p.waitRunning(graceEnd)
 	}
 	p.cancel()
 	p.subs.endAll()
@@ -280,7 +300,11 @@ func (p *Peer) readHere(ctx context.Context, conn ReadInterrupter) error {
 	if failed {
 		conn.InterruptRead()
 	}
-	stop := context.AfterFunc(ctx, conn.InterruptRead)
+	end := conn.InterruptRead
+	if d, ok := p.conn.(ReadDrainer); ok {
+		end = func() { p.beginDrain(d) }
+	}
+	stop := context.AfterFunc(ctx, end)
 	err := p.readLoop(ctx.Done(), false)
 	stop()
 	switch {
@@ -346,9 +370,16 @@ func (p *Peer) readLoop(stop <-chan struct{}, poll bool) error {
 			default:
 			}
 		}
+		if p.draining.Load() {
+			if batch != nil {
+				batch.flush()
+			}
+			p.answerDraining(msg)
+			continue
+		}
 		if batch != nil {
 			if batch.answer(ctx, msg) == deferred {
-				if err := p.spawn(stop, msg); err != nil {
+				if err := p.spawnOrRefuse(stop, msg); err != nil {
 					return err
 				}
 			}
@@ -361,7 +392,7 @@ func (p *Peer) readLoop(stop <-chan struct{}, poll bool) error {
 		}
 		if step == deferred {
 			putBuffer(out)
-			if err := p.spawn(stop, msg); err != nil {
+			if err := p.spawnOrRefuse(stop, msg); err != nil {
 				return err
 			}
 			continue
@@ -441,21 +472,6 @@ func (p *Peer) sendAnswer(buf *[]byte, answer []byte, turn *peerTurn) {
 		}
 	}
 	turn.activate()
-}
-
-// waitRunning waits for deferred documents, for at most grace.
-func (p *Peer) waitRunning(grace time.Duration) {
-	done := make(chan struct{})
-	go func() {
-		p.running.Wait()
-		close(done)
-	}()
-	timer := time.NewTimer(grace)
-	defer timer.Stop()
-	select {
-	case <-done:
-	case <-timer.C:
-	}
 }
 
 // writeLoop writes whatever is queued, flushing once per batch taken, and

@@ -12,6 +12,7 @@ package rpccore
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 )
 
 // deferredDoc is a deferred document: a copy of it, and for a single
@@ -21,12 +22,20 @@ type deferredDoc struct {
 	text    []byte
 	single  request // the request, its slices into text, when scanned
 	scanned bool    // single holds the scan (a batch is scanned again)
+
+	// answered is set by whoever answers the document: the worker that
+	// ran it, or a shutdown that could not wait for it (peerdrain.go).
+	answered atomic.Bool
+	// prev and next link the documents running, from the queue's
+	// runningDocs.
+	prev, next *deferredDoc
 }
 
 // newDeferredDoc copies msg, and single (when not nil: the reader's scan of
 // msg, a single request) with its slices moved to the copy.
 func newDeferredDoc(msg []byte, single *request) *deferredDoc {
 	doc := deferredPool.Get().(*deferredDoc)
+	doc.answered.Store(false)
 	doc.text = append(doc.text[:0], msg...)
 	if doc.scanned = single != nil; doc.scanned {
 		doc.single = *single
@@ -69,6 +78,7 @@ type deferredQueue struct {
 	waiting     []*deferredDoc // in the order read, from head
 	head        int
 	started     int           // documents taken by a worker and not finished: at most MaxInFlight
+	runningDocs *deferredDoc  // those documents, linked by prev and next
 	awake       int           // workers running a document or woken to take one: at most MaxInFlight
 	waking      bool          // a worker was woken and has not taken a document yet
 	stopped     bool          // the reader has stopped: nothing is added any more
@@ -156,17 +166,19 @@ func (p *Peer) spawn(stop <-chan struct{}, msg []byte) error {
 
 // next returns the next document waiting for the worker that calls it,
 // or nil when none waits (the worker is then no longer awake). woken says
-// the worker was just woken for it; finished, that it ended a document.
+// the worker was just woken for it; finished, when not nil, is the
+// document it ended, which the caller releases once next returns.
 // Once a quarter of the documents the peer may hold can be read again, a
 // reader waiting for room is woken: once for many documents, not for each.
-func (p *Peer) next(woken, finished bool) *deferredDoc {
+func (p *Peer) next(woken bool, finished *deferredDoc) *deferredDoc {
 	q := &p.deferred
 	limit := p.cfg.MaxInFlight
 	q.mu.Lock()
 	if woken {
 		q.waking = false
 	}
-	if finished {
+	if finished != nil {
+		q.unlinkRunning(finished)
 		q.started--
 		if q.readerWaits && q.held() <= 2*limit-max(1, limit/2) {
 			q.readerWaits = false
@@ -184,6 +196,7 @@ func (p *Peer) next(woken, finished bool) *deferredDoc {
 		q.waiting, q.head = q.waiting[:0], 0
 	}
 	q.started++
+	q.linkRunning(doc)
 	wake := q.wakeWorker(limit)
 	q.mu.Unlock()
 	if wake {
@@ -222,9 +235,11 @@ func (p *Peer) worker() {
 	turn := &peerTurn{peer: p}
 	ctx := context.WithValue(p.ctx, peerKey{}, turn)
 	for {
-		for doc := p.next(true, false); doc != nil; doc = p.next(false, true) {
+		for doc := p.next(true, nil); doc != nil; {
 			p.runDeferred(ctx, turn, doc)
-			doc.release()
+			finished := doc
+			doc = p.next(false, finished)
+			finished.release()
 		}
 		if p.idle.Add(1) > int32(p.cfg.MaxInFlight) {
 			p.idle.Add(-1)
@@ -242,11 +257,43 @@ func (p *Peer) worker() {
 func (p *Peer) runDeferred(ctx context.Context, turn *peerTurn, doc *deferredDoc) {
 	defer p.running.Done()
 	out := getBuffer()
+	var answer []byte
 	if doc.scanned {
-		p.sendAnswer(out, p.srv.answerRequest(ctx, &doc.single, (*out)[:0], nil), turn)
+		answer = p.srv.answerRequest(ctx, &doc.single, (*out)[:0], nil)
+	} else {
+		answer = p.srv.Process(ctx, doc.text, (*out)[:0])
+	}
+	if !doc.answered.CompareAndSwap(false, true) {
+		// A shutdown answered it when the grace ran out: this answer is
+		// too late, and the subscriptions it opened never start.
+		putBuffer(out)
+		turn.forget()
 		return
 	}
-	p.sendAnswer(out, p.srv.Process(ctx, doc.text, (*out)[:0]), turn)
+	p.sendAnswer(out, answer, turn)
+}
+
+// linkRunning adds doc to the documents running. The caller holds mu.
+func (q *deferredQueue) linkRunning(doc *deferredDoc) {
+	doc.prev, doc.next = nil, q.runningDocs
+	if q.runningDocs != nil {
+		q.runningDocs.prev = doc
+	}
+	q.runningDocs = doc
+}
+
+// unlinkRunning takes doc out of the documents running. The caller holds
+// mu.
+func (q *deferredQueue) unlinkRunning(doc *deferredDoc) {
+	if doc.prev != nil {
+		doc.prev.next = doc.next
+	} else {
+		q.runningDocs = doc.next
+	}
+	if doc.next != nil {
+		doc.next.prev = doc.prev
+	}
+	doc.prev, doc.next = nil, nil
 }
 
 // stopWorkers ends the idle workers once no document runs, and waits for

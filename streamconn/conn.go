@@ -47,6 +47,7 @@ type Conn struct {
 
 	interruptedRead  atomic.Bool
 	interruptedWrite atomic.Bool
+	draining         atomic.Bool   // DrainRead was called: its deadline replaces the idle timeout's
 	readDeadline     deadline.Lazy // under IdleTimeout; ReadMessage has one caller at a time
 	writeDeadline    deadline.Lazy // under writeMu
 
@@ -84,7 +85,7 @@ var (
 // input is rpccore.ErrEndOfInput, so that the answers still due are
 // written before the connection closes.
 func (c *Conn) ReadMessage(_ context.Context, dst []byte) ([]byte, error) {
-	if c.opts.IdleTimeout > 0 {
+	if c.opts.IdleTimeout > 0 && !c.draining.Load() {
 		if at, ok := c.readDeadline.Renew(c.opts.IdleTimeout); ok {
 			_ = c.nc.SetReadDeadline(at)
 		}
@@ -268,6 +269,14 @@ func (c *Conn) InterruptRead() {
 	_ = c.nc.SetReadDeadline(time.Unix(1, 0))
 }
 
+// DrainRead implements rpccore.ReadDrainer: ReadMessage returns what
+// arrives before deadline, then an error; the idle timeout no longer
+// applies.
+func (c *Conn) DrainRead(deadline time.Time) {
+	c.draining.Store(true)
+	_ = c.nc.SetReadDeadline(deadline)
+}
+
 // InterruptWrite implements rpccore.WriteInterrupter: a Flush under way
 // returns, and every later one fails.
 func (c *Conn) InterruptWrite() {
@@ -282,6 +291,7 @@ var (
 	_ rpccore.Reframer         = (*Conn)(nil)
 	_ rpccore.MessageConn      = (*Conn)(nil)
 	_ rpccore.ReadInterrupter  = (*Conn)(nil)
+	_ rpccore.ReadDrainer      = (*Conn)(nil)
 	_ rpccore.WriteInterrupter = (*Conn)(nil)
 )
 

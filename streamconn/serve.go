@@ -30,7 +30,13 @@ func (c *Conn) Serve(ctx context.Context, srv *rpccore.Server, cfg rpccore.PeerC
 	case errors.Is(err, ErrBadFraming):
 		c.writeLast(parseErrorAnswer)
 		c.linger()
-	case errors.Is(err, rpccore.ErrShutdown), errors.Is(err, rpccore.ErrEndOfInput):
+	case errors.Is(err, rpccore.ErrShutdown):
+		// What the client sent after the drain is left unread: closing
+		// at once would reset the connection, and could destroy answers
+		// the client has not read yet.
+		c.linger()
+		err = nil
+	case errors.Is(err, rpccore.ErrEndOfInput):
 		err = nil
 	}
 	_ = c.nc.Close()

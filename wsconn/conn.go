@@ -102,6 +102,10 @@ func (c *Conn) InterruptRead() {
 	_ = c.cork.nc.SetReadDeadline(time.Unix(1, 0))
 }
 
+// DrainRead implements rpccore.ReadDrainer: ReadMessage returns the
+// messages that arrive before deadline, then an error.
+func (c *Conn) DrainRead(deadline time.Time) { _ = c.cork.nc.SetReadDeadline(deadline) }
+
 // InterruptWrite implements rpccore.WriteInterrupter: a Flush under way
 // returns, and every later one fails.
 func (c *Conn) InterruptWrite() { c.cork.interruptWrites() }
@@ -125,6 +129,7 @@ func (c *Conn) BeforeReadWait(f func()) { c.rd.BeforeRead = f }
 var (
 	_ rpccore.MessageConn      = (*Conn)(nil)
 	_ rpccore.ReadInterrupter  = (*Conn)(nil)
+	_ rpccore.ReadDrainer      = (*Conn)(nil)
 	_ rpccore.WriteInterrupter = (*Conn)(nil)
 	_ rpccore.ReadWaitNotifier = (*Conn)(nil)
 )

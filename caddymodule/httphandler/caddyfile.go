@@ -75,6 +75,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	        send_queue        <notifications>
 //	        slow_consumer     drop_oldest|disconnect
 //	        max_subscriptions <subscriptions>
+//	        shutdown_grace    <duration>
 //	    }
 //	}
 //
@@ -151,6 +152,8 @@ func parseWebSocket(d *caddyfile.Dispenser) (*WebSocketConfig, error) {
 			c.SendQueue, err = conf.ParseCount(d)
 		case "max_subscriptions":
 			c.MaxSubscriptions, err = conf.ParseCount(d)
+		case "shutdown_grace":
+			c.ShutdownGrace, err = conf.ParseDuration(d)
 		case "slow_consumer":
 			var policy string
 			if !d.AllArgs(&policy) {

@@ -71,6 +71,14 @@ type WebSocketConfig struct {
 
 	// The most subscriptions one connection may hold. Default: 1024.
 	MaxSubscriptions int `json:"max_subscriptions,omitempty"`
+
+	// How long a connection that the server closes (a reload that
+	// replaces this handler, a stop) waits for the calls it is running.
+	// Meanwhile the messages the client had sent are read and answered
+	// -32001 "Server going away" without running; once it is over, the
+	// calls still running are answered -32001 too, then the connection
+	// closes with 1001. Default: 5s.
+	ShutdownGrace caddy.Duration `json:"shutdown_grace,omitempty"`
 }
 
 // check fails for settings that cannot work, naming the option.
@@ -82,6 +90,7 @@ func (c *WebSocketConfig) check() error {
 		conf.Option{Name: "websocket max_in_flight", Value: int64(c.MaxInFlight)},
 		conf.Option{Name: "websocket send_queue", Value: int64(c.SendQueue)},
 		conf.Option{Name: "websocket max_subscriptions", Value: int64(c.MaxSubscriptions)},
+		conf.Option{Name: "websocket shutdown_grace", Value: int64(c.ShutdownGrace), Duration: true},
 	); err != nil {
 		return err
 	}
@@ -131,6 +140,7 @@ func newWebSocket(ctx caddy.Context, c *WebSocketConfig, maxBody int64, logger *
 			SendQueue:        c.SendQueue,
 			SlowConsumer:     endpoint.SlowConsumerPolicies[c.SlowConsumer],
 			MaxSubscriptions: c.MaxSubscriptions,
+			ShutdownGrace:    time.Duration(c.ShutdownGrace),
 		},
 		max:    int64(c.MaxConnections),
 		ctx:    ctx,
@@ -219,6 +229,14 @@ func (ws *webSocket) run(ctx context.Context, c *wsconn.Conn, srv *rpccore.Serve
 	if err != nil && ws.ctx.Err() == nil {
 		ws.logger.Debug("websocket connection ended", zap.Error(err), zap.String("remote_addr", cfg.Info.RemoteAddr))
 	}
+}
+
+// grace is the connections' shutdown grace.
+func (ws *webSocket) grace() time.Duration {
+	if ws.peer.ShutdownGrace > 0 {
+		return ws.peer.ShutdownGrace
+	}
+	return rpccore.DefaultShutdownGrace
 }
 
 // wait waits for the open connections to close, for at most d; no

@@ -1,0 +1,228 @@
+package rpccore
+
+// peerdrain.go ends a peer on a shutdown without dropping what the client
+// sent: the documents the connection has received by then are read and
+// answered -32001 "Server going away" (not run), the calls running get the
+// shutdown grace and are then answered -32001 too (cancelled), so that no
+// call the client sent before the close goes unanswered.
+
+import (
+	"time"
+)
+
+// ReadDrainer is implemented by a MessageConn that can go on reading, for a
+// while, after a shutdown began: ServePeer then reads what the client had
+// sent (and what is still on its way) and answers it, rather than closing
+// the connection with documents unread, which the client could not tell
+// from documents lost. A MessageConn that is not one stops reading at once
+// (ReadInterrupter).
+type ReadDrainer interface {
+	// DrainRead makes ReadMessage return the messages that arrive before
+	// deadline, and then an error, rather than wait on. It is called from
+	// another goroutine while ReadMessage waits, and then again, to move
+	// the deadline, from the reading goroutine between reads.
+	DrainRead(deadline time.Time)
+}
+
+// DrainQuiet is how long a peer that is shutting down waits for more of
+// the client's input after the last message it read: a shutdown reads on
+// until the client has been quiet that long, or for ShutdownGrace at most.
+const DrainQuiet = 100 * time.Millisecond
+
+// beginDrain starts the shutdown of a peer whose connection is a
+// ReadDrainer: the reader goes on until the client falls quiet, answering
+// what it reads -32001. It runs once, when the peer's context ends.
+func (p *Peer) beginDrain(d ReadDrainer) {
+	now := time.Now()
+	p.graceEnd = now.Add(p.cfg.ShutdownGrace)
+	p.draining.Store(true)
+	d.DrainRead(now.Add(DrainQuiet))
+}
+
+// drainNext moves the drain's deadline on after a message read: the
+// client gets DrainQuiet for its next one, within the grace.
+func (p *Peer) drainNext() {
+	if !p.draining.Load() {
+		return // beginDrain, on its way, sets the first deadline
+	}
+	deadline := time.Now().Add(DrainQuiet)
+	if deadline.After(p.graceEnd) {
+		deadline = p.graceEnd
+	}
+	p.conn.(ReadDrainer).DrainRead(deadline)
+}
+
+// answerDraining answers msg, read during a shutdown, without running it,
+// and gives the client DrainQuiet more for its next message.
+func (p *Peer) answerDraining(msg []byte) {
+	out := getBuffer()
+	answer, step := p.refuseRunning(msg, (*out)[:0])
+	if step != retracted {
+		p.events.MessagesIn(1)
+	}
+	*out = answer
+	if len(answer) == 0 || !p.out.pushAnswer(outMsg{head: answer, pooled: out}) {
+		putBuffer(out)
+	}
+	p.drainNext()
+}
+
+// spawnOrRefuse hands msg to a worker, as spawn does; when a shutdown
+// stops it waiting for room, msg was read but is not to run, and is
+// answered so.
+func (p *Peer) spawnOrRefuse(stop <-chan struct{}, msg []byte) error {
+	err := p.spawn(stop, msg)
+	if _, drains := p.conn.(ReadDrainer); err == ErrShutdown && drains {
+		p.answerDraining(msg)
+		return nil
+	}
+	return err
+}
+
+// refuseRunning answers msg, read once the peer began shutting down,
+// without running it: each of its calls is answered -32001 "not run" (a
+// notification, nothing), an answer to one of the peer's calls goes to
+// that call, and a document that is not valid is answered as it would be
+// at any time.
+func (p *Peer) refuseRunning(msg, dst []byte) (answer []byte, step handled) {
+	srv := p.srv
+	if len(msg) > srv.cfg.maxRequestBytes {
+		if p.retract() {
+			return dst, retracted
+		}
+		return srv.refuseSize(msg, dst, nil), answered
+	}
+	if isBatch(msg) {
+		d := getDocument()
+		defer putDocument(d)
+		if out, refused := srv.readBatch(msg, d, dst, nil); refused {
+			if d.invalidJSON && p.retract() {
+				return dst, retracted
+			}
+			return out, answered
+		}
+		return appendUnfinishedBatch(dst, d.items, errBodyNotRun), answered
+	}
+	d := &p.single
+	*d = document{}
+	switch {
+	case !srv.readSingle(msg, d):
+		if d.invalidJSON && p.retract() {
+			return dst, retracted
+		}
+		return srv.refuseSingle(d, dst, nil), answered
+	case d.single.isResponse():
+		if t := p.calls.Load(); t != nil {
+			t.Deliver(d.single.id, d.single.result, d.single.errVal)
+		}
+		return dst, answered
+	}
+	return appendUnfinished(dst, &d.single, errBodyNotRun), answered
+}
+
+// appendUnfinished appends the answer to r, a valid request the server
+// did not finish, with the error body: nothing for a notification.
+func appendUnfinished(dst []byte, r *request, body []byte) []byte {
+	if r.isNotification() {
+		return dst
+	}
+	return appendErrorBodyAnswer(dst, body, r.id)
+}
+
+// appendUnfinishedBatch appends the answer to a batch the server did not
+// finish: each call answered with the error body, an invalid item -32600
+// as always, notifications nothing.
+func appendUnfinishedBatch(dst []byte, items []request, body []byte) []byte {
+	start := len(dst)
+	dst = append(dst, '[')
+	for i := range items {
+		r := &items[i]
+		if r.isNotification() {
+			continue
+		}
+		if len(dst) > start+1 {
+			dst = append(dst, ',')
+		}
+		if r.invalid {
+			dst = appendErrorBodyAnswer(dst, errBodyInvalid, r.idOrNull())
+		} else {
+			dst = appendErrorBodyAnswer(dst, body, r.id)
+		}
+	}
+	if len(dst) == start+1 {
+		return dst[:start]
+	}
+	return append(dst, ']')
+}
+
+// waitRunning waits for the deferred documents until the grace ends, and
+// then answers those still waiting -32001 "not run" and those still
+// running -32001 "cancelled": their own answers, should they come, are
+// dropped.
+func (p *Peer) waitRunning(graceEnd time.Time) {
+	done := make(chan struct{})
+	go func() {
+		p.running.Wait()
+		close(done)
+	}()
+	timer := time.NewTimer(time.Until(graceEnd))
+	defer timer.Stop()
+	select {
+	case <-done:
+		return
+	case <-timer.C:
+	}
+	for _, out := range p.abandonDeferred() {
+		if !p.out.pushAnswer(outMsg{head: *out, pooled: out}) {
+			putBuffer(out)
+		}
+	}
+}
+
+// abandonDeferred takes the documents waiting out of the queue and
+// answers them -32001 "not run", and answers the documents running -32001
+// "cancelled" unless they have answered already. It returns the answers,
+// to be queued once the queue's lock is let go.
+func (p *Peer) abandonDeferred() []*[]byte {
+	q := &p.deferred
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var answers []*[]byte
+	add := func(doc *deferredDoc, body []byte) {
+		if !doc.answered.CompareAndSwap(false, true) {
+			return
+		}
+		out := getBuffer()
+		*out = doc.appendUnfinished(p.srv, (*out)[:0], body)
+		if len(*out) == 0 {
+			putBuffer(out)
+			return
+		}
+		answers = append(answers, out)
+	}
+	for _, doc := range q.waiting[q.head:] {
+		add(doc, errBodyNotRun)
+		doc.release()
+		p.running.Done()
+	}
+	clear(q.waiting)
+	q.waiting, q.head = q.waiting[:0], 0
+	for doc := q.runningDocs; doc != nil; doc = doc.next {
+		add(doc, errBodyCancelled)
+	}
+	return answers
+}
+
+// appendUnfinished appends the answer to doc, not finished, with the
+// error body.
+func (doc *deferredDoc) appendUnfinished(srv *Server, dst []byte, body []byte) []byte {
+	if doc.scanned {
+		return appendUnfinished(dst, &doc.single, body)
+	}
+	d := getDocument()
+	defer putDocument(d)
+	if _, refused := srv.readBatch(doc.text, d, nil, nil); refused {
+		return dst // refused documents are answered by the reader, never deferred
+	}
+	return appendUnfinishedBatch(dst, d.items, body)
+}
