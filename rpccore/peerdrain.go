@@ -27,7 +27,7 @@ type ReadDrainer interface {
 // DrainQuiet is how long a peer that is shutting down waits for more of
 // the client's input after the last message it read: a shutdown reads on
 // until the client has been quiet that long, or for ShutdownGrace at most.
-const DrainQuiet = 100 * time.Millisecond
+const DrainQuiet = 250 * time.Millisecond
 
 // beginDrain starts the shutdown of a peer whose connection is a
 // ReadDrainer: the reader goes on until the client falls quiet, answering

@@ -25,8 +25,17 @@ import (
 // returned function shuts the peers down, as a configuration unload does.
 func server(t testing.TB, opts wsconn.Options, cfg rpccore.PeerConfig) (url string, shutdown func(), served <-chan error) {
 	t.Helper()
+	return serverWith(t, nil, opts, cfg)
+}
+
+// serverWith is server with methods besides the demo's.
+func serverWith(t testing.TB, methods rpccore.Methods, opts wsconn.Options, cfg rpccore.PeerConfig) (url string, shutdown func(), served <-chan error) {
+	t.Helper()
 	s := rpccore.NewServer()
 	if err := demo.Register(s); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RegisterMethods(methods); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
