@@ -158,10 +158,12 @@ type Peer struct {
 	reframer Reframer // conn, when its messages may be guesses; nil otherwise
 
 	// draining is set once a shutdown began on a connection that is a
-	// ReadDrainer: what is read from then on is answered, not run
-	// (peerdrain.go). graceEnd, set before it, is when the grace ends.
-	draining atomic.Bool
-	graceEnd time.Time
+	// ReadDrainer, which is then read until the client falls quiet
+	// (peerdrain.go). graceEnd and graceTimer, set before it, are when the
+	// grace ends and what stops handing documents to workers then.
+	draining   atomic.Bool
+	graceEnd   time.Time
+	graceTimer *time.Timer
 
 	// timing draws which of the calls the reader answers are timed.
 	timing callSampler
@@ -271,6 +273,7 @@ func (s *Server) ServePeer(ctx context.Context, conn MessageConn, cfg PeerConfig
 		graceEnd := time.Now().Add(cfg.ShutdownGrace)
 		if p.draining.Load() {
 			graceEnd = p.graceEnd // from the start of the shutdown
+			defer p.graceTimer.Stop()
 		}
 		p.waitRunning(graceEnd)
 	}
@@ -300,12 +303,14 @@ func (p *Peer) readHere(ctx context.Context, conn ReadInterrupter) error {
 	if failed {
 		conn.InterruptRead()
 	}
-	end := conn.InterruptRead
+	end, spawnStop := conn.InterruptRead, ctx.Done()
 	if d, ok := p.conn.(ReadDrainer); ok {
-		end = func() { p.beginDrain(d) }
+		// A shutdown lets the reader go on, and hand documents to the
+		// workers until the grace is over.
+		end, spawnStop = func() { p.beginDrain(d) }, nil
 	}
 	stop := context.AfterFunc(ctx, end)
-	err := p.readLoop(ctx.Done(), false)
+	err := p.readLoop(spawnStop, false)
 	stop()
 	switch {
 	case p.failure() != nil:
@@ -358,6 +363,9 @@ func (p *Peer) readLoop(stop <-chan struct{}, poll bool) error {
 		if cap(msg) > maxKeptMessage {
 			msg = nil // a large message's buffer is not kept for the next
 		}
+		if p.draining.Load() {
+			p.drainNext()
+		}
 		var err error
 		msg, err = p.conn.ReadMessage(p.ctx, msg[:0])
 		if err != nil {
@@ -369,13 +377,6 @@ func (p *Peer) readLoop(stop <-chan struct{}, poll bool) error {
 				return ErrShutdown
 			default:
 			}
-		}
-		if p.draining.Load() {
-			if batch != nil {
-				batch.flush()
-			}
-			p.answerDraining(msg)
-			continue
 		}
 		if batch != nil {
 			if batch.answer(ctx, msg) == deferred {

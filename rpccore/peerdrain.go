@@ -1,10 +1,12 @@
 package rpccore
 
 // peerdrain.go ends a peer on a shutdown without dropping what the client
-// sent: the documents the connection has received by then are read and
-// answered -32001 "Server going away" (not run), the calls running get the
-// shutdown grace and are then answered -32001 too (cancelled), so that no
-// call the client sent before the close goes unanswered.
+// sent: the connection is read on until the client falls quiet, and what
+// is read runs, for as long as the grace lasts; then the documents still
+// waiting for a worker, and those read after, are answered -32001 "Server
+// going away" ("not run"), and the calls still running -32001 too
+// ("cancelled"), so that no call the client sent before the close goes
+// unanswered.
 
 import (
 	"time"
@@ -26,34 +28,38 @@ type ReadDrainer interface {
 
 // DrainQuiet is how long a peer that is shutting down waits for more of
 // the client's input after the last message it read: a shutdown reads on
-// until the client has been quiet that long, or for ShutdownGrace at most.
+// until the client has been quiet that long, or for twice ShutdownGrace at
+// most (what is read after the grace is answered, not run).
 const DrainQuiet = 250 * time.Millisecond
 
 // beginDrain starts the shutdown of a peer whose connection is a
-// ReadDrainer: the reader goes on until the client falls quiet, answering
-// what it reads -32001. It runs once, when the peer's context ends.
+// ReadDrainer: the reader goes on until the client falls quiet, and the
+// documents it reads run, until the grace ends; from then on a document
+// for the workers is answered -32001 "not run". It runs once, when the
+// peer's context ends.
 func (p *Peer) beginDrain(d ReadDrainer) {
 	now := time.Now()
 	p.graceEnd = now.Add(p.cfg.ShutdownGrace)
+	p.graceTimer = time.AfterFunc(p.cfg.ShutdownGrace, p.stopSpawning)
 	p.draining.Store(true)
 	d.DrainRead(now.Add(DrainQuiet))
 }
 
-// drainNext moves the drain's deadline on after a message read: the
-// client gets DrainQuiet for its next one, within the grace.
+// drainNext gives the client DrainQuiet for its next message, up to one
+// more grace after the grace: the reader calls it before each read once
+// the shutdown began.
 func (p *Peer) drainNext() {
 	if !p.draining.Load() {
 		return // beginDrain, on its way, sets the first deadline
 	}
 	deadline := time.Now().Add(DrainQuiet)
-	if deadline.After(p.graceEnd) {
-		deadline = p.graceEnd
+	if last := p.graceEnd.Add(p.cfg.ShutdownGrace); deadline.After(last) {
+		deadline = last
 	}
 	p.conn.(ReadDrainer).DrainRead(deadline)
 }
 
-// answerDraining answers msg, read during a shutdown, without running it,
-// and gives the client DrainQuiet more for its next message.
+// answerDraining answers msg, read during a shutdown, without running it.
 func (p *Peer) answerDraining(msg []byte) {
 	out := getBuffer()
 	answer, step := p.refuseRunning(msg, (*out)[:0])
@@ -64,12 +70,10 @@ func (p *Peer) answerDraining(msg []byte) {
 	if len(answer) == 0 || !p.out.pushAnswer(outMsg{head: answer, pooled: out}) {
 		putBuffer(out)
 	}
-	p.drainNext()
 }
 
-// spawnOrRefuse hands msg to a worker, as spawn does; when a shutdown
-// stops it waiting for room, msg was read but is not to run, and is
-// answered so.
+// spawnOrRefuse hands msg to a worker, as spawn does; when the shutdown's
+// grace is over, msg was read but is not to run, and is answered so.
 func (p *Peer) spawnOrRefuse(stop <-chan struct{}, msg []byte) error {
 	err := p.spawn(stop, msg)
 	if _, drains := p.conn.(ReadDrainer); err == ErrShutdown && drains {
@@ -79,7 +83,7 @@ func (p *Peer) spawnOrRefuse(stop <-chan struct{}, msg []byte) error {
 	return err
 }
 
-// refuseRunning answers msg, read once the peer began shutting down,
+// refuseRunning answers msg, read once the shutdown's grace was over,
 // without running it: each of its calls is answered -32001 "not run" (a
 // notification, nothing), an answer to one of the peer's calls goes to
 // that call, and a document that is not valid is answered as it would be

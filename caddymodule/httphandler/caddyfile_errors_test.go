@@ -141,6 +141,11 @@ func TestUnmarshalCaddyfileErrors(t *testing.T) {
 				max_subscriptions 1 2
 			}
 		}`, "websocket max_subscriptions: want one number"},
+		{"websocket shutdown_grace not a duration", `jsonrpc {
+			websocket {
+				shutdown_grace soon
+			}
+		}`, `websocket shutdown_grace: invalid duration "soon"`},
 		{"websocket slow_consumer unknown", `jsonrpc {
 			websocket {
 				slow_consumer wait

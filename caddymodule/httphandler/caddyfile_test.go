@@ -122,10 +122,11 @@ func TestUnmarshalCaddyfileOptions(t *testing.T) {
 				send_queue 256
 				slow_consumer disconnect
 				max_subscriptions 16
+				shutdown_grace 2s
 			}
 		}`, `{"websocket":{"origins":["app.example.com","*.example.org"],"max_message":65536,` +
 			`"ping_interval":15000000000,"max_connections":100,"max_in_flight":8,"send_queue":256,` +
-			`"slow_consumer":"disconnect","max_subscriptions":16}}`},
+			`"slow_consumer":"disconnect","max_subscriptions":16,"shutdown_grace":2000000000}}`},
 		{"openrpc off", `jsonrpc {
 			openrpc off
 		}`, `{"openrpc":{"disabled":true}}`},

@@ -73,11 +73,11 @@ type WebSocketConfig struct {
 	MaxSubscriptions int `json:"max_subscriptions,omitempty"`
 
 	// How long a connection that the server closes (a reload that
-	// replaces this handler, a stop) waits for the calls it is running.
-	// Meanwhile the messages the client had sent are read and answered
-	// -32001 "Server going away" without running; once it is over, the
-	// calls still running are answered -32001 too, then the connection
-	// closes with 1001. Default: 5s.
+	// replaces this handler, a stop) goes on serving what its client had
+	// sent: the calls running, and the messages read until the client
+	// falls quiet. Then the calls still running or waiting are answered
+	// -32001 "Server going away", and the connection closes with 1001.
+	// Default: 5s.
 	ShutdownGrace caddy.Duration `json:"shutdown_grace,omitempty"`
 }
 

@@ -230,7 +230,7 @@ func (s *streamServer) stop() error {
 	}
 	select {
 	case <-done:
-	case <-time.After(2*grace + time.Second):
+	case <-time.After(3*grace + time.Second): // the grace, reading until the client is quiet, writing
 		s.logger.Warn("stream connections still open after the shutdown grace")
 	}
 	return errors.Join(errs...)

@@ -5,6 +5,7 @@
 package draintest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -99,8 +100,8 @@ type answer struct {
 	ID     int             `json:"id"`
 	Result json.RawMessage `json:"result"`
 	Error  *struct {
-		Code int    `json:"code"`
-		Data string `json:"data"`
+		Code int             `json:"code"`
+		Data json.RawMessage `json:"data"`
 	} `json:"error"`
 }
 
@@ -127,12 +128,12 @@ func Check(t testing.TB, answers [][]byte, calls []Call, ran *Ran) Counts {
 				t.Fatalf("id %d: result %s, want %s", a.ID, got, calls[a.ID].Result)
 			}
 			n.Results++
-		case a.Error.Code == rpccore.CodeGoingAway && strings.HasPrefix(a.Error.Data, "not run"):
+		case a.Error.Code == rpccore.CodeGoingAway && bytes.HasPrefix(a.Error.Data, []byte(`"not run`)):
 			if ran != nil && ran.Has(a.ID) {
 				t.Fatalf("id %d was answered not run, but it ran", a.ID)
 			}
 			n.NotRun++
-		case a.Error.Code == rpccore.CodeGoingAway && strings.HasPrefix(a.Error.Data, "cancelled"):
+		case a.Error.Code == rpccore.CodeGoingAway && bytes.HasPrefix(a.Error.Data, []byte(`"cancelled`)):
 			if ran != nil && !ran.Has(a.ID) {
 				t.Fatalf("id %d was answered cancelled, but it never started", a.ID)
 			}
