@@ -222,24 +222,35 @@ func TestConnectionSpanIsTheParentOfItsCalls(t *testing.T) {
 	}
 }
 
-// BenchmarkTracedCall measures a call with and without a span of its own:
-// a sampled parent of an SDK provider that records but exports nothing,
-// and no parent at all.
+// BenchmarkTracedCall measures a call of a server without a tracer
+// ("none"), and of one with the Tracer: under no span ("off", the cost of
+// looking for one) and under a sampled span of an SDK provider that
+// records but exports nothing ("on", the cost of a span per call).
 func BenchmarkTracedCall(b *testing.B) {
+	plain := rpccore.NewServer()
+	if err := demo.Register(plain); err != nil {
+		b.Fatal(err)
+	}
 	s := server(b)
 	req := []byte(`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`)
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.AlwaysSample()))
 	traced, parent := tp.Tracer("bench").Start(context.Background(), "request")
 	defer parent.End()
+	// A context a few values deep, as a request's is.
+	untraced := context.Background()
+	for i := range 4 {
+		untraced = context.WithValue(untraced, i, i)
+	}
 	for _, bc := range []struct {
 		name string
+		s    *rpccore.Server
 		ctx  context.Context
-	}{{"off", context.Background()}, {"on", traced}} {
+	}{{"none", plain, untraced}, {"off", s, untraced}, {"on", s, traced}} {
 		b.Run(bc.name, func(b *testing.B) {
 			dst := make([]byte, 0, 256)
 			b.ReportAllocs()
 			for b.Loop() {
-				dst = s.Process(bc.ctx, req, dst[:0])
+				dst = bc.s.Process(bc.ctx, req, dst[:0])
 			}
 		})
 	}
