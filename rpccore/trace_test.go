@@ -180,5 +180,7 @@ func TestNoCallTracerNoAllocation(t *testing.T) {
 // noTrace is a CallTracer that traces nothing.
 type noTrace struct{}
 
-func (noTrace) StartCall(ctx context.Context, _ string, _ []byte) (context.Context, bool) { return ctx, false }
-func (noTrace) EndCall(context.Context, int, string)                                     {}
+func (noTrace) StartCall(ctx context.Context, _ string, _ []byte) (context.Context, bool) {
+	return ctx, false
+}
+func (noTrace) EndCall(context.Context, int, string) {}
