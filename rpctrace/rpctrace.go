@@ -56,10 +56,12 @@ func (Tracer) StartCall(ctx context.Context, method string, id []byte) (context.
 	if id != nil {
 		attrs = append(attrs, semconv.RPCJsonrpcRequestID(IDString(id)))
 	}
-	ctx, _ = parent.TracerProvider().Tracer(ScopeName).Start(ctx, method,
-		trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
+	ctx, _ = parent.TracerProvider().Tracer(ScopeName).Start(ctx, method, serverKind, trace.WithAttributes(attrs...))
 	return ctx, true
 }
+
+// serverKind is the kind of every span, made once.
+var serverKind = trace.WithSpanKind(trace.SpanKindServer)
 
 // EndCall ends the span StartCall put in ctx, with the call's error code
 // and message when code is not 0.
