@@ -64,8 +64,13 @@ func (w webSocket) closeCleanly(readerDone <-chan error) {
 
 // dialWebSocket makes a WebSocket connection.
 func dialWebSocket(ctx context.Context, target string, o *options) (messageConn, error) {
+	header := o.header
+	if o.headerFunc != nil {
+		header = header.Clone()
+		o.headerFunc(ctx, header)
+	}
 	conn, err := wsconn.Dial(ctx, target, wsconn.DialOptions{
-		Header:       o.header,
+		Header:       header,
 		TLSConfig:    o.tlsConfig,
 		MaxMessage:   int64(o.maxMessage),
 		WriteTimeout: o.writeTimeout,

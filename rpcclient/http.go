@@ -68,6 +68,9 @@ func (t *httpTransport) post(ctx context.Context, body []byte) ([]byte, error) {
 		return nil, fmt.Errorf("rpcclient: %w", err)
 	}
 	req.Header = t.header.Clone()
+	if f := t.opts.headerFunc; f != nil {
+		f(ctx, req.Header)
+	}
 	resp, err := t.client.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("rpcclient: %w", err)

@@ -27,6 +27,7 @@ type options struct {
 	tlsConfig      *tls.Config
 	httpClient     *http.Client
 	header         http.Header
+	headerFunc     func(ctx context.Context, h http.Header)
 	maxMessage     int
 	backoffMin     time.Duration
 	backoffMax     time.Duration
@@ -66,6 +67,15 @@ func WithHTTPClient(c *http.Client) Option { return func(o *options) { o.httpCli
 // WithHeader adds a header to every HTTP request and to the WebSocket
 // handshake.
 func WithHeader(key, value string) Option { return func(o *options) { o.header.Add(key, value) } }
+
+// WithHeaderFunc has f add headers that depend on the context (a trace
+// context, say): f is called with the headers of each HTTP request, after
+// WithHeader's, and the context of the call or batch it sends, and with
+// those of each WebSocket handshake and the context of its dial: Dial's
+// for the first connection, for a redial one that holds no call's values.
+func WithHeaderFunc(f func(ctx context.Context, h http.Header)) Option {
+	return func(o *options) { o.headerFunc = f }
+}
 
 // WithMaxMessage bounds an incoming message (an answer, a batch of them, a
 // notification) in bytes. Default DefaultMaxMessage (25 MiB).

@@ -168,17 +168,26 @@ func (s *Server) answerUnregistered(ctx context.Context, r *request, dst []byte)
 
 // forwardOne answers the single request r, which fw takes, as answer does.
 func (s *Server) forwardOne(ctx context.Context, r *request, fw *forwarder, name string, dst []byte) ([]byte, int) {
+	ctx, traced := s.startForwardTrace(ctx, name, r.id)
 	if s.cfg.gate != nil {
 		if err := s.cfg.gate(ctx, name); err != nil {
-			return s.refuseCall(r, err, dst)
+			dst, code := s.refuseCall(r, err, dst)
+			if traced {
+				s.endForwardTrace(ctx, code, err, nil)
+			}
+			return dst, code
 		}
 	}
 	calls := []ForwardedCall{{Method: name, Params: r.args.raw, Notification: r.id == nil}}
 	s.callForwarder(ctx, fw, calls)
-	if r.id == nil {
-		return dst, 0
+	code := 0
+	if r.id != nil {
+		dst, code = appendForwarded(dst, &calls[0], r.id)
 	}
-	return appendForwarded(dst, &calls[0], r.id)
+	if traced {
+		s.endForwardTrace(ctx, code, nil, calls[0].Error)
+	}
+	return dst, code
 }
 
 // callForwarder runs fw's Forward, turning a panic into -32603 for every

@@ -100,9 +100,14 @@ func (g *forwardGroup) run() {
 			return
 		}
 		s := g.s
+		spans := g.startTraces()
 		send, refused := g.gated()
 		if len(send) > 0 {
-			s.callForwarder(g.ctx, g.fw, send)
+			fctx := g.ctx
+			if len(g.calls) == 1 && spans != nil && spans[0] != nil {
+				fctx = spans[0] // the one call's own span is the forwarded request's parent
+			}
+			s.callForwarder(fctx, g.fw, send)
 			if refused != nil {
 				j := 0
 				for i := range g.calls {
@@ -129,7 +134,42 @@ func (g *forwardGroup) run() {
 			g.answers[i].answer = buf[start:end:end]
 			start = end
 		}
+		g.endTraces(spans, refused)
 	})
+}
+
+// startTraces tells the server's tracer of the start of each of the
+// group's calls. It returns the context of each call whose end the tracer
+// is to hear of (nil for the others), or nil when there is none.
+func (g *forwardGroup) startTraces() []context.Context {
+	if g.s.cfg.tracer == nil {
+		return nil
+	}
+	var spans []context.Context
+	for i := range g.calls {
+		if ctx, ok := g.s.cfg.tracer.StartCall(g.ctx, g.calls[i].Method, g.ids[i]); ok {
+			if spans == nil {
+				spans = make([]context.Context, len(g.calls))
+			}
+			spans[i] = ctx
+		}
+	}
+	return spans
+}
+
+// endTraces tells the tracer of the end of the calls startTraces started,
+// once their answers are set.
+func (g *forwardGroup) endTraces(spans []context.Context, refused []error) {
+	for i, ctx := range spans {
+		if ctx == nil {
+			continue
+		}
+		var refusal error
+		if refused != nil {
+			refusal = refused[i]
+		}
+		g.s.endForwardTrace(ctx, g.answers[i].code, refusal, g.calls[i].Error)
+	}
 }
 
 // gated returns the calls to forward and, when the server has a call gate

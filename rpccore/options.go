@@ -21,6 +21,7 @@ type config struct {
 	panics           PanicObserver // observer, when it hears of panics
 	peerEvents       PeerObserver  // observer, when it hears of peers; never nil
 	hub              Hub
+	tracer           CallTracer
 }
 
 // Option changes a Server's configuration.
@@ -143,6 +144,10 @@ func WithObserver(o Observer) Option {
 		}
 	}
 }
+
+// WithCallTracer sets the CallTracer told of every call. A server without
+// one does no work for it.
+func WithCallTracer(t CallTracer) Option { return func(c *config) { c.tracer = t } }
 
 // WithCallTimingSample has the server time only one call in n, chosen at
 // random, of the methods that are not Blocking; the Observer hears of the

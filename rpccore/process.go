@@ -225,9 +225,21 @@ func (s *Server) answer(ctx context.Context, r *request, dst []byte, timing *cal
 	if e == nil {
 		return s.answerUnregistered(ctx, r, dst)
 	}
+	if s.cfg.tracer != nil {
+		return s.answerTraced(ctx, r, e, dst, timing)
+	}
+	dst, code, _ := s.answerCall(ctx, r, e, dst, timing)
+	return dst, code
+}
+
+// answerCall answers r, a call of the registered method e, as answer
+// does, and also returns the error that the call gate or the method
+// answered with (nil for success).
+func (s *Server) answerCall(ctx context.Context, r *request, e *entry, dst []byte, timing *callSampler) ([]byte, int, error) {
 	if s.cfg.gate != nil {
 		if err := s.cfg.gate(ctx, e.name); err != nil {
-			return s.refuseCall(r, err, dst)
+			dst, code := s.refuseCall(r, err, dst)
+			return dst, code, err
 		}
 	}
 	start := len(dst)
@@ -259,9 +271,9 @@ func (s *Server) answer(ctx context.Context, r *request, dst []byte, timing *cal
 		s.observeCall(e, code, d)
 	}
 	if r.id == nil {
-		return dst[:start], code
+		return dst[:start], code, err
 	}
-	return dst, code
+	return dst, code, err
 }
 
 // timesCall says whether a call of e is timed: every call of a Blocking

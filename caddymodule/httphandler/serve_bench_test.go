@@ -31,14 +31,14 @@ func BenchmarkServeHTTP(b *testing.B) {
 			if limited {
 				name += "/rate_limit"
 			}
-			b.Run(name, func(b *testing.B) { benchmarkServeHTTP(b, bm.body, limited) })
+			b.Run(name, func(b *testing.B) { benchmarkServeHTTP(b, context.Background(), bm.body, limited) })
 		}
 	}
 }
 
-// benchmarkServeHTTP serves body, through one rate limit zone keyed by the
-// client's address when limited.
-func benchmarkServeHTTP(b *testing.B, body string, limited bool) {
+// benchmarkServeHTTP serves body in requests of context parent, through
+// one rate limit zone keyed by the client's address when limited.
+func benchmarkServeHTTP(b *testing.B, parent context.Context, body string, limited bool) {
 	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
 	defer cancel()
 	h := &Handler{ServicesRaw: services("handler_test")}
@@ -61,7 +61,7 @@ func benchmarkServeHTTP(b *testing.B, body string, limited bool) {
 		reader.Reset(body)
 		r.ContentLength = int64(len(body))
 		repl := caddy.NewReplacer()
-		req := r.WithContext(context.WithValue(context.Background(), caddy.ReplacerCtxKey, repl))
+		req := r.WithContext(context.WithValue(parent, caddy.ReplacerCtxKey, repl))
 		repl.Map(func(key string) (any, bool) { // what Caddy's server gives every request
 			if key == "http.request.remote.host" {
 				return "192.0.2.1", true

@@ -22,6 +22,7 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/caddymodule/internal/endpoint"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/caddymodule/policy"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpctrace"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/wsconn"
 )
 
@@ -207,7 +208,9 @@ func (ws *webSocket) serve(w http.ResponseWriter, r *http.Request, e *endpoint.E
 	ws.events.connectionOpened()
 	cfg := ws.peer
 	cfg.Info = &rpccore.RequestInfo{Transport: "websocket", RemoteAddr: r.RemoteAddr, Header: r.Header}
-	ctx := ws.ctx
+	// The upgrade request's span, if traced, is the parent of the
+	// connection's calls' spans.
+	ctx := rpctrace.ContextWithSpanOf(ws.ctx, r.Context())
 	if e.Policy != nil {
 		repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
 		ctx = policy.BindConnection(ctx, e.Policy, repl)

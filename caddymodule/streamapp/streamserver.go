@@ -15,11 +15,13 @@ import (
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
+	"go.opentelemetry.io/otel"
 	"go.uber.org/zap"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/caddymodule/internal/endpoint"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/caddymodule/policy"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpctrace"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/streamconn"
 )
 
@@ -194,7 +196,10 @@ func (s *streamServer) serve(nc net.Conn) {
 	}
 	cfg := s.peer
 	cfg.Info = &rpccore.RequestInfo{Transport: "stream", RemoteAddr: remote}
-	ctx := s.ctx
+	// A span per connection from the global tracer provider, the parent
+	// of its calls' spans; one that records nothing when none is set.
+	ctx, span := rpctrace.StartConnection(s.ctx, otel.GetTracerProvider(), nc.LocalAddr().Network(), remote)
+	defer span.End()
 	if p := s.endpoint.Policy; p != nil {
 		ctx = policy.BindConnection(ctx, p, policy.StreamReplacer(remote))
 		defer policy.ReleaseConnection(ctx)

@@ -52,6 +52,7 @@ func (u *Upstream) targetOptions(tlsConfig *tls.Config) []rpcclient.Option {
 		rpcclient.WithFailFast(), // a call while a connection is down goes to the next server
 		rpcclient.WithTLSConfig(tlsConfig),
 		rpcclient.WithBackoff(100*time.Millisecond, 5*time.Second),
+		rpcclient.WithHeaderFunc(injectTraceContext),
 	}
 	for name, values := range u.Header {
 		for _, v := range values {

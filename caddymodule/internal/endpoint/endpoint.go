@@ -1,7 +1,7 @@
 // Package endpoint builds what the jsonrpc handler and a stream listener
 // serve alike: their services mounted into one rpccore.Server with its
-// limits, method filter, metrics, hub, call gate and rpc.discover, and the
-// Caddyfile options that configure it. Of the modules, it imports only the
+// limits, method filter, metrics, hub, call gate, call tracing and
+// rpc.discover, and the Caddyfile options that configure it. Of the modules, it imports only the
 // default hub (hubs/local); the handler and the app import it.
 package endpoint
 
@@ -25,6 +25,7 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/caddymodule/internal/conf"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/caddymodule/policy"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpctrace"
 )
 
 // Options are the options the handler and a listener share, as their
@@ -123,6 +124,9 @@ func Provision(ctx caddy.Context, owner any, o Options, peers PeerEvents, logger
 		rpccore.WithObserver(&endpointObserver{Metrics: e.Metrics, PeerEvents: peers, logger: logger}),
 		rpccore.WithCallTimingSample(callTimingSample),
 		rpccore.WithHub(hub),
+		// A span per call under a traced request or connection; nothing
+		// but a look into the call's context without one.
+		rpccore.WithCallTracer(rpctrace.Tracer{}),
 	}
 	switch f := o.Methods; {
 	case f == nil:
