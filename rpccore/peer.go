@@ -159,10 +159,12 @@ type Peer struct {
 
 	// draining is set once a shutdown began on a connection that is a
 	// ReadDrainer, which is then read until the client falls quiet
-	// (peerdrain.go). graceEnd and graceTimer, set before it, are when the
-	// grace ends and what stops handing documents to workers then.
+	// (peerdrain.go). graceEnd, drainEnd and graceTimer, set before it,
+	// are when the grace ends, when reading ends at the latest, and what
+	// stops handing documents to workers at the end of the grace.
 	draining   atomic.Bool
 	graceEnd   time.Time
+	drainEnd   time.Time
 	graceTimer *time.Timer
 
 	// timing draws which of the calls the reader answers are timed.

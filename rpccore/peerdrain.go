@@ -28,9 +28,13 @@ type ReadDrainer interface {
 
 // DrainQuiet is how long a peer that is shutting down waits for more of
 // the client's input after the last message it read: a shutdown reads on
-// until the client has been quiet that long, or for twice ShutdownGrace at
-// most (what is read after the grace is answered, not run).
+// until the client has been quiet that long, or for DrainMax at most.
 const DrainQuiet = 250 * time.Millisecond
+
+// DrainMax bounds how long a peer that is shutting down reads on, however
+// busy its client: what the client sends later is not read, and the close
+// tells it so.
+const DrainMax = time.Second
 
 // beginDrain starts the shutdown of a peer whose connection is a
 // ReadDrainer: the reader goes on until the client falls quiet, and the
@@ -40,21 +44,22 @@ const DrainQuiet = 250 * time.Millisecond
 func (p *Peer) beginDrain(d ReadDrainer) {
 	now := time.Now()
 	p.graceEnd = now.Add(p.cfg.ShutdownGrace)
+	p.drainEnd = now.Add(DrainMax)
 	p.graceTimer = time.AfterFunc(p.cfg.ShutdownGrace, p.stopSpawning)
 	p.draining.Store(true)
 	d.DrainRead(now.Add(DrainQuiet))
 }
 
-// drainNext gives the client DrainQuiet for its next message, up to one
-// more grace after the grace: the reader calls it before each read once
-// the shutdown began.
+// drainNext gives the client DrainQuiet for its next message, within
+// DrainMax of the shutdown: the reader calls it before each read once the
+// shutdown began.
 func (p *Peer) drainNext() {
 	if !p.draining.Load() {
 		return // beginDrain, on its way, sets the first deadline
 	}
 	deadline := time.Now().Add(DrainQuiet)
-	if last := p.graceEnd.Add(p.cfg.ShutdownGrace); deadline.After(last) {
-		deadline = last
+	if deadline.After(p.drainEnd) {
+		deadline = p.drainEnd
 	}
 	p.conn.(ReadDrainer).DrainRead(deadline)
 }
