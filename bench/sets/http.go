@@ -139,7 +139,7 @@ func HTTP(ctx context.Context, e *Env) []schema.Set {
 }
 
 // measure times every target on c's connections, warmed up on them, in
-// Runs rounds of slices: the targets in order, then in reverse.
+// HTTPRounds rounds of slices: the targets in order, then in reverse.
 func (c httpCell) measure(ctx context.Context, e *Env, runs collector) error {
 	p := e.Profile
 	clients, err := load.Open(load.Config{URL: e.Caddy.HTTPS, HTTP2: c.h2, Conns: c.conns})
@@ -152,13 +152,13 @@ func (c httpCell) measure(ctx context.Context, e *Env, runs collector) error {
 	for _, t := range slices.Backward(targets) {
 		round = append(round, t)
 	}
-	for r := range p.Runs {
+	for r := range p.HTTPRounds {
 		for k, t := range round {
 			var warmup time.Duration
 			if r == 0 && k < len(targets) {
 				warmup = p.HTTPWarmup
 			}
-			e.Bar.Start(fmt.Sprintf("HTTPS round %d/%d: %s, %s", r+1, p.Runs, c.x(), t.name))
+			e.Bar.Start(fmt.Sprintf("HTTPS round %d/%d: %s, %s", r+1, p.HTTPRounds, c.x(), t.name))
 			res, err := load.Run(ctx, load.Config{
 				URL: e.Caddy.HTTPS + t.path, Body: t.body, Clients: clients, Duration: p.HTTPSlice, Warmup: warmup,
 				ExpectBody: t.expect, ExpectContentType: "application/json", CallsPerRequest: t.calls,

@@ -15,7 +15,7 @@ func Work(group string, p Profile) int {
 	case "inprocess":
 		return len(inprocess.All()) * len(inCases()) * (inStepWork(p.InProcessWarmup) + p.Runs*inStepWork(p.InProcessTime))
 	case "http":
-		return len(httpCells(p)) * len(httpTargets()) * (ms(p.HTTPWarmup) + 2*p.Runs*httpSliceWork(p))
+		return len(httpCells(p)) * len(httpTargets()) * (ms(p.HTTPWarmup) + 2*p.HTTPRounds*httpSliceWork(p))
 	case "websocket":
 		w := len(pipeCells(p))*2*pipeStepWork(p) + p.Runs*2*memoryStepWork(p)
 		for _, n := range p.BroadcastSizes {
