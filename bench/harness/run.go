@@ -192,8 +192,10 @@ func policy(p sets.Profile) []string {
 			"median of its runs, low and high the lowest and the highest run.",
 			sets.Count(p.Runs, "run", "runs"), sets.Count(p.BroadcastRuns, "message", "messages")),
 		"In process, the runs are passes over every implementation and cell in turn, so a busy phase of the machine " +
-			"falls on all of them alike; over HTTPS, respond, one call per POST and the batch are measured one after " +
-			"the other in every cell of every run.",
+			"falls on all of them alike; over HTTPS, respond, one call per POST and the batch take turns in short " +
+			"slices on the same connections (respond, one call, the batch, the batch, one call, respond), each slice " +
+			"a run (two of each target per round), and the HTTPS goals read the median of the ratios of the slices " +
+			"side by side.",
 		"A comparison's ratio says how many times better ours is: the peer's figure divided by ours for times and " +
 			"sizes, ours divided by the peer's for rates; above 1, ours is ahead. Its low and high pair the n-th run " +
 			"of each.",

@@ -37,6 +37,41 @@ type Config struct {
 	// CallsPerRequest is the number of JSON-RPC calls a request holds (1,
 	// or the batch size), used to report calls per second.
 	CallsPerRequest int
+	// Clients, when set, are the connections to send on (their number and
+	// protocol stand for Conns and HTTP2), left open after the run;
+	// otherwise the run opens its own and closes them at its end.
+	Clients *Clients
+}
+
+// Clients are keep-alive connections, each the one of its own
+// http.Client, that runs can share: runs of several targets on one server
+// given the same Clients take turns on the same warm connections.
+type Clients struct {
+	http2   bool
+	clients []*http.Client
+}
+
+// Open returns cfg.Conns clients (default 1) for cfg.URL's scheme,
+// speaking HTTP/2 when cfg.HTTP2 is set, otherwise HTTP/1.1. Close closes
+// their connections.
+func Open(cfg Config) (*Clients, error) {
+	u, err := parseLoopback(cfg.URL)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Timeout = cmp.Or(cfg.Timeout, 10*time.Second)
+	c := &Clients{http2: cfg.HTTP2}
+	for range max(cfg.Conns, 1) {
+		c.clients = append(c.clients, newClient(cfg, u.Scheme))
+	}
+	return c, nil
+}
+
+// Close closes the clients' connections.
+func (c *Clients) Close() {
+	for _, cl := range c.clients {
+		cl.CloseIdleConnections()
+	}
 }
 
 // Result is what a run measured.
@@ -58,22 +93,26 @@ type Result struct {
 // no TLS certificate (the servers under test use a local CA). It fails
 // only for a config it cannot run; failed requests are counted in Errors.
 func Run(ctx context.Context, cfg Config) (Result, error) {
-	cfg.Conns, cfg.CallsPerRequest = max(cfg.Conns, 1), max(cfg.CallsPerRequest, 1)
+	cfg.CallsPerRequest = max(cfg.CallsPerRequest, 1)
 	cfg.Timeout = cmp.Or(cfg.Timeout, 10*time.Second)
 	if cfg.Duration <= 0 && cfg.Requests <= 0 {
 		return Result{}, errors.New("load: set a duration or a request count")
 	}
-	u, err := url.Parse(cfg.URL)
-	if err != nil {
+	if _, err := parseLoopback(cfg.URL); err != nil {
 		return Result{}, err
 	}
-	if err := CheckLoopbackURL(u); err != nil {
-		return Result{}, err
+	clients := cfg.Clients
+	if clients == nil {
+		var err error
+		if clients, err = Open(cfg); err != nil {
+			return Result{}, err
+		}
+		defer clients.Close()
 	}
-	workers := make([]*worker, cfg.Conns)
-	for i := range workers {
-		workers[i] = &worker{cfg: &cfg, client: newClient(cfg, u.Scheme)}
-		defer workers[i].client.CloseIdleConnections()
+	cfg.HTTP2 = clients.http2
+	workers := make([]*worker, len(clients.clients))
+	for i, c := range clients.clients {
+		workers[i] = &worker{cfg: &cfg, client: c}
 	}
 	if cfg.Warmup > 0 {
 		end := time.Now().Add(cfg.Warmup)
@@ -106,6 +145,15 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		r.P99 = float64(lat[max(0, min(int(0.99*float64(len(lat))+0.999999)-1, len(lat)-1))]) / float64(time.Millisecond)
 	}
 	return r, nil
+}
+
+// parseLoopback parses raw, an http or https URL on this machine.
+func parseLoopback(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, err
+	}
+	return u, CheckLoopbackURL(u)
 }
 
 // newClient returns a client that holds at most one connection, speaking

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -45,6 +47,40 @@ func TestRunCountsRequestsOverEachProtocol(t *testing.T) {
 		}
 		if res.Errors != 0 || res.Requests != 200 || res.CallsPerSec <= 0 || res.P99 <= 0 {
 			t.Fatalf("h2=%v: %+v", h2, res)
+		}
+	}
+}
+
+func TestRunsShareTheConnectionsTheyAreGiven(t *testing.T) {
+	var dials atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		io.WriteString(w, r.URL.Path)
+	}))
+	srv.EnableHTTP2 = true
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			dials.Add(1)
+		}
+	}
+	srv.StartTLS()
+	defer srv.Close()
+	for _, h2 := range []bool{false, true} {
+		dials.Store(0)
+		clients, err := Open(Config{URL: srv.URL, HTTP2: h2, Conns: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, path := range []string{"/a", "/b", "/a"} {
+			res, err := Run(context.Background(), Config{URL: srv.URL + path, Clients: clients, Requests: 30,
+				ExpectBody: []byte(path)})
+			if err != nil || res.Errors != 0 || res.Requests != 30 {
+				t.Fatalf("h2=%v %s: %+v %v", h2, path, res, err)
+			}
+		}
+		clients.Close()
+		if n := dials.Load(); n > 3 {
+			t.Errorf("h2=%v: %d connections for 3 clients over 3 runs", h2, n)
 		}
 	}
 }

@@ -88,19 +88,33 @@ func (s *Set) Compare(ours, peer string) {
 		}
 		c := Comparison{X: x, Ours: ours, Peer: peer, OursMedian: op.Median, PeerMedian: pp.Median,
 			Ratio: s.advantage(op.Median, pp.Median)}
-		var paired []float64
-		for i := range min(len(op.Runs), len(pp.Runs)) {
-			if op.Runs[i] > 0 && pp.Runs[i] > 0 {
-				paired = append(paired, s.advantage(op.Runs[i], pp.Runs[i]))
-			}
-		}
-		if len(paired) > 0 {
+		c.Low, c.High = c.Ratio, c.Ratio
+		if paired := s.Paired(ours, peer, x); len(paired) > 0 {
 			c.Low, c.High = slices.Min(paired), slices.Max(paired)
-		} else {
-			c.Low, c.High = c.Ratio, c.Ratio
 		}
 		s.Comparisons = append(s.Comparisons, c)
 	}
+}
+
+// Paired returns how many times better series ours is than series peer on
+// cell x of the main metric, run by run: the n-th run of each (measured
+// close together) make a pair.
+func (s *Set) Paired(ours, peer, x string) []float64 {
+	o, p := s.SeriesOf(ours, s.Metric.Name), s.SeriesOf(peer, s.Metric.Name)
+	if o == nil || p == nil {
+		return nil
+	}
+	op, pp := o.Point(x), p.Point(x)
+	if op == nil || pp == nil {
+		return nil
+	}
+	var paired []float64
+	for i := range min(len(op.Runs), len(pp.Runs)) {
+		if op.Runs[i] > 0 && pp.Runs[i] > 0 {
+			paired = append(paired, s.advantage(op.Runs[i], pp.Runs[i]))
+		}
+	}
+	return paired
 }
 
 // advantage is how many times better ours is than peer on the set's metric.

@@ -3,7 +3,9 @@ package sets
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/caddyproc"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/load"
@@ -65,20 +67,28 @@ func httpCells(p Profile) []httpCell {
 }
 
 // HTTP measures, on the Caddy of e, respond, one call per POST and a batch
-// of 100 per POST, for each protocol and connection count, Runs times in
-// turn. It returns two sets: one call per POST against respond, and the
-// batch against one call per POST.
+// of 100 per POST, for each protocol and connection count, the three taking
+// turns in short slices on the same connections (httpCell.measure). It
+// returns two sets: one call per POST against respond, and the batch
+// against one call per POST.
 func HTTP(ctx context.Context, e *Env) []schema.Set {
 	const harness = "bin/caddy with Caddyfile.bench (HTTPS with tls internal on 127.0.0.1; jsonrpc on /rpc, respond on " +
 		"/static serving the same bytes); bench's load generator in Go, closed loop, one request in flight per " +
 		"keep-alive connection, every answer checked byte for byte; client and server share the machine"
+	const turns = "The three targets take turns on the same connections, opened for each cell: after a warm-up of " +
+		"each, every round times a slice of each in the order respond, one call per POST, the batch, the batch, one " +
+		"call per POST, respond, so that each slice of one call per POST has a slice of respond and one of the " +
+		"batch beside it, and the n-th slices of two targets make a pair. Each slice is a run; a comparison's low " +
+		"and high are the lowest and highest ratio of those pairs, and the goals read the median of the pairs' " +
+		"ratios, which a phase of the shared machine longer than two slices moves less than the medians of each."
 	single := schema.Set{
 		ID: "http", Group: "http", Status: schema.Measured,
 		Title:   "HTTPS: one add call per POST, jsonrpc against Caddy's static respond",
 		Harness: harness,
-		Note:    "respond answers the same bytes with no JSON-RPC: it is the ceiling of a Caddy handler on this machine",
-		Metric:  schema.Metric{Name: "rpc_per_s", Unit: "calls per second", Better: schema.Higher},
-		XLabel:  "protocol, client connections",
+		Note: "respond answers the same bytes with no JSON-RPC: it is the ceiling of a Caddy handler on this " +
+			"machine. " + turns,
+		Metric: schema.Metric{Name: "rpc_per_s", Unit: "calls per second", Better: schema.Higher},
+		XLabel: "protocol, client connections",
 		Series: []schema.Series{
 			series("ours", "jsonrpc, 1 call per POST", schema.Ours, "rpc_per_s", "calls per second"),
 			series("respond", "respond, same answer", schema.Ceiling, "rpc_per_s", "requests per second"),
@@ -90,6 +100,7 @@ func HTTP(ctx context.Context, e *Env) []schema.Set {
 		ID: "http_batch", Group: "http", Status: schema.Measured,
 		Title:   "HTTPS: a batch of 100 add calls per POST against one call per POST",
 		Harness: harness,
+		Note:    turns,
 		Metric:  schema.Metric{Name: "rpc_per_s", Unit: "calls per second", Better: schema.Higher, Log: true},
 		XLabel:  "protocol, client connections",
 		Series: []schema.Series{
@@ -107,30 +118,61 @@ func HTTP(ctx context.Context, e *Env) []schema.Set {
 		return []schema.Set{failed(single, e.CaddyErr), failed(batch, e.CaddyErr)}
 	}
 	runs := collector{}
-	for run := range e.Profile.Runs {
-		for _, c := range cells {
-			for _, t := range httpTargets() {
-				e.Bar.Start(fmt.Sprintf("HTTPS run %d/%d: %s, %s", run+1, e.Profile.Runs, c.x(), t.name))
-				res, err := load.Run(ctx, load.Config{
-					URL: e.Caddy.HTTPS + t.path, Body: t.body, HTTP2: c.h2, Conns: c.conns,
-					Duration: e.Profile.HTTPTime, Warmup: e.Profile.HTTPWarmup,
-					ExpectBody: t.expect, ExpectContentType: "application/json", CallsPerRequest: t.calls,
-				})
-				e.Bar.Done(httpStepWork(e.Profile))
-				if err == nil && res.Errors > 0 {
-					err = fmt.Errorf("%s %s: %d errors, first: %s", c.x(), t.name, res.Errors, res.FirstError)
-				}
-				if err != nil {
-					return []schema.Set{failed(single, err), failed(batch, err)}
-				}
-				runs.add(t.name, "rpc_per_s", c.x(), res.CallsPerSec)
-				runs.add(t.name, "p99_ms", c.x(), res.P99)
-			}
+	for _, c := range cells {
+		if err := c.measure(ctx, e, runs); err != nil {
+			return []schema.Set{failed(single, err), failed(batch, err)}
 		}
 	}
 	runs.fill(&single)
 	runs.fill(&batch)
 	single.Compare("ours", "respond")
 	batch.Compare("ours_batch100", "ours")
+	var spread []string
+	for _, x := range single.Cells {
+		if _, text, ok := pairedRatio(&single, "ours", "respond", x); ok {
+			spread = append(spread, text)
+		}
+	}
+	single.Note += " The ratios of ours to respond, median of the pairs (their count, lowest to highest): " +
+		strings.Join(spread, "; ") + "."
 	return []schema.Set{single, batch}
+}
+
+// measure times every target on c's connections, warmed up on them, in
+// HTTPRounds rounds of slices: the targets in order, then in reverse.
+func (c httpCell) measure(ctx context.Context, e *Env, runs collector) error {
+	p := e.Profile
+	clients, err := load.Open(load.Config{URL: e.Caddy.HTTPS, HTTP2: c.h2, Conns: c.conns})
+	if err != nil {
+		return err
+	}
+	defer clients.Close()
+	targets := httpTargets()
+	round := slices.Clone(targets)
+	for _, t := range slices.Backward(targets) {
+		round = append(round, t)
+	}
+	for r := range p.HTTPRounds {
+		for k, t := range round {
+			var warmup time.Duration
+			if r == 0 && k < len(targets) {
+				warmup = p.HTTPWarmup
+			}
+			e.Bar.Start(fmt.Sprintf("HTTPS round %d/%d: %s, %s", r+1, p.HTTPRounds, c.x(), t.name))
+			res, err := load.Run(ctx, load.Config{
+				URL: e.Caddy.HTTPS + t.path, Body: t.body, Clients: clients, Duration: p.HTTPSlice, Warmup: warmup,
+				ExpectBody: t.expect, ExpectContentType: "application/json", CallsPerRequest: t.calls,
+			})
+			e.Bar.Done(ms(warmup) + httpSliceWork(p))
+			if err == nil && res.Errors > 0 {
+				err = fmt.Errorf("%d errors, first: %s", res.Errors, res.FirstError)
+			}
+			if err != nil {
+				return fmt.Errorf("%s %s: %w", c.x(), t.name, err)
+			}
+			runs.add(t.name, "rpc_per_s", c.x(), res.CallsPerSec)
+			runs.add(t.name, "p99_ms", c.x(), res.P99)
+		}
+	}
+	return nil
 }

@@ -11,10 +11,12 @@ type Profile struct {
 	Runs int    // timed runs of each cell (broadcast has its own)
 	// Each in-process cell's warm-up and timed run.
 	InProcessWarmup, InProcessTime time.Duration
-	// Each HTTP run's warm-up (on its own connections) and timed length,
-	// and the connection counts.
-	HTTPWarmup, HTTPTime time.Duration
-	HTTPConns            []int
+	// The HTTP sets' warm-up of each target on a cell's connections, the
+	// length of each slice (a run), the rounds of a cell (each two slices
+	// of every target), and the connection counts.
+	HTTPWarmup, HTTPSlice time.Duration
+	HTTPRounds            int
+	HTTPConns             []int
 	// Each pipelined cell's warm-up and timed windows (every stream set's
 	// too), and the WebSocket set's cells.
 	WSWarmup, WSWindow time.Duration
@@ -45,7 +47,7 @@ func Full() Profile {
 	return Profile{
 		Name: "full", Runs: 5,
 		InProcessWarmup: 100 * time.Millisecond, InProcessTime: 250 * time.Millisecond,
-		HTTPWarmup: 250 * time.Millisecond, HTTPTime: 1300 * time.Millisecond, HTTPConns: []int{1, 16, 64},
+		HTTPWarmup: 250 * time.Millisecond, HTTPSlice: 250 * time.Millisecond, HTTPRounds: 10, HTTPConns: []int{1, 16, 64},
 		WSWarmup: 300 * time.Millisecond, WSWindow: time.Second, WSConns: []int{1, 4}, WSDepths: []int{1, 16, 256},
 		BroadcastSizes: []int{100, 1000, 5000}, BroadcastWarmup: 3, BroadcastRuns: 15, BroadcastRounds: 3,
 		StreamCells: []pipeCell{{1, 1}, {1, 256}, {4, 256}, {16, 256}},
@@ -60,7 +62,7 @@ func Quick() Profile {
 	p := Full()
 	p.Name, p.Runs = "quick", 1
 	p.InProcessWarmup, p.InProcessTime = 2*time.Millisecond, 10*time.Millisecond
-	p.HTTPWarmup, p.HTTPTime = 30*time.Millisecond, 100*time.Millisecond
+	p.HTTPWarmup, p.HTTPSlice, p.HTTPRounds = 30*time.Millisecond, 50*time.Millisecond, 1
 	p.WSWarmup, p.WSWindow = 30*time.Millisecond, 100*time.Millisecond
 	p.BroadcastWarmup, p.BroadcastRuns, p.BroadcastRounds = 1, 1, 1
 	p.IdleConns, p.IdleSettle = 1000, 200*time.Millisecond
@@ -76,7 +78,7 @@ func (p Profile) Settings() map[string]string {
 		"profile":             p.Name,
 		"timed_runs_per_cell": fmt.Sprint(p.Runs),
 		"inprocess":           fmt.Sprintf("%v warm-up, then %d runs of %v", p.InProcessWarmup, p.Runs, p.InProcessTime),
-		"http":                fmt.Sprintf("%d runs of %v, each after %v of warm-up on its own connections; connections %v", p.Runs, p.HTTPTime, p.HTTPWarmup, p.HTTPConns),
+		"http":                fmt.Sprintf("per cell, on connections of its own: %v of warm-up of each target, then %s, each a slice of %v of every target in the order respond, ours, ours_batch100, ours_batch100, ours, respond (each slice a run); connections %v", p.HTTPWarmup, Count(p.HTTPRounds, "round", "rounds"), p.HTTPSlice, p.HTTPConns),
 		"websocket_pipelined": fmt.Sprintf("%v warm-up, then %d windows of %v on the same connections; connections %v, in flight %v", p.WSWarmup, p.Runs, p.WSWindow, p.WSConns, p.WSDepths),
 		"websocket_broadcast": fmt.Sprintf("subscribers %v; %d rounds, each a session of every series in turn on fresh connections, the order turned by one each round: %d messages of warm-up, then %d timed", p.BroadcastSizes, rounds, warmup, runs),
 		"websocket_memory":    fmt.Sprintf("%d idle connections, memory read after %v; %d runs, each on a freshly started server", p.IdleConns, p.IdleSettle, p.Runs),

@@ -15,7 +15,7 @@ func Work(group string, p Profile) int {
 	case "inprocess":
 		return len(inprocess.All()) * len(inCases()) * (inStepWork(p.InProcessWarmup) + p.Runs*inStepWork(p.InProcessTime))
 	case "http":
-		return len(httpCells(p)) * len(httpTargets()) * p.Runs * httpStepWork(p)
+		return len(httpCells(p)) * len(httpTargets()) * (ms(p.HTTPWarmup) + 2*p.HTTPRounds*httpSliceWork(p))
 	case "websocket":
 		w := len(pipeCells(p))*2*pipeStepWork(p) + p.Runs*2*memoryStepWork(p)
 		for _, n := range p.BroadcastSizes {
@@ -37,7 +37,7 @@ func Work(group string, p Profile) int {
 }
 
 // The estimated milliseconds of one step: an in-process measurement of d;
-// an HTTP run; a WebSocket pipelined cell; a memory run (starting a server,
+// an HTTP slice; a WebSocket pipelined cell; a memory run (starting a server,
 // opening the connections, letting them settle); a session of a pipelined
 // stream cell; a WebSocket server's broadcast session of n subscribers
 // (dialling, subscribing, the session's messages to every subscriber) and
@@ -46,7 +46,7 @@ func Work(group string, p Profile) int {
 // probes, the timed messages, the stream and its last messages), after
 // starting its servers.
 func inStepWork(d time.Duration) int { return ms(d) + 20 }
-func httpStepWork(p Profile) int     { return ms(p.HTTPWarmup) + ms(p.HTTPTime) + 50 }
+func httpSliceWork(p Profile) int    { return ms(p.HTTPSlice) + 20 }
 func pipeStepWork(p Profile) int     { return ms(p.WSWarmup) + p.Runs*ms(p.WSWindow) + 50 }
 func memoryStepWork(p Profile) int   { return 400 + p.IdleConns/3 + ms(p.IdleSettle)*3/2 }
 func streamRunWork(p Profile) int    { return ms(p.WSWarmup) + ms(p.WSWindow) + 60 }
