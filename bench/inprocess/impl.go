@@ -18,5 +18,5 @@ type Impl struct {
 
 // All returns every implementation, ours first.
 func All() []Impl {
-	return []Impl{Ours(), Geth(), JRPC2(), StdJSON(), GoccyJSON()}
+	return []Impl{Ours(), OursTraced(), Geth(), JRPC2(), StdJSON(), GoccyJSON()}
 }

@@ -38,11 +38,12 @@ func inCases() []inCase {
 
 // inLabels are the legend texts of the implementations.
 var inLabels = map[string]string{
-	"ours":    "ours (rpccore)",
-	"geth":    "go-ethereum rpc",
-	"jrpc2":   "jrpc2",
-	"stdjson": "encoding/json dispatcher",
-	"goccy":   "goccy/go-json dispatcher",
+	"ours":        "ours (rpccore)",
+	"ours_traced": "ours, a span per call (OpenTelemetry SDK, spans dropped)",
+	"geth":        "go-ethereum rpc",
+	"jrpc2":       "jrpc2",
+	"stdjson":     "encoding/json dispatcher",
+	"goccy":       "goccy/go-json dispatcher",
 }
 
 // InProcess measures every implementation on every case: a warm-up pass
@@ -66,8 +67,11 @@ func InProcess(ctx context.Context, e *Env) schema.Set {
 	}
 	for _, impl := range impls {
 		role := schema.Peer
-		if impl.Name == "ours" {
+		switch impl.Name {
+		case "ours":
 			role = schema.Ours
+		case "ours_traced":
+			role = schema.Baseline
 		}
 		if err := inprocess.Verify(impl); err != nil {
 			return failed(s, err)
