@@ -248,6 +248,7 @@ func TestGethClientOverIPC(t *testing.T) {
 }
 
 func TestStreamReloadKeepsTheListener(t *testing.T) {
+	t.Parallel() // its own processes, ports and folders
 	s := startStreams(t)
 	c := dialStream(t, "tcp", s.tcp)
 	c.send(t, streamCall("delay", "[300]", 1))
@@ -275,6 +276,7 @@ func TestStreamReloadKeepsTheListener(t *testing.T) {
 }
 
 func TestStreamStopDrainsAnswers(t *testing.T) {
+	t.Parallel() // its own processes, ports and folders
 	s := startStreams(t)
 	c := dialStream(t, "tcp", s.tcp)
 	c.send(t, streamCall("delay", "[300]", 7))
