@@ -64,15 +64,18 @@ func (p *Peer) drainNext() {
 	p.conn.(ReadDrainer).DrainRead(deadline)
 }
 
-// answerDraining answers msg, read during a shutdown, without running it.
+// answerDraining answers msg, a document for the workers read once the
+// shutdown's grace was over, without running it: each of its calls -32001
+// "not run". handle has scanned it, and found it valid: a single request's
+// scan is still in p.single.
 func (p *Peer) answerDraining(msg []byte) {
 	out := getBuffer()
-	answer, step := p.refuseRunning(msg, (*out)[:0])
-	if step != retracted {
-		p.events.MessagesIn(1)
+	var single *request
+	if !isBatch(msg) {
+		single = &p.single.single
 	}
-	*out = answer
-	if len(answer) == 0 || !p.out.pushAnswer(outMsg{head: answer, pooled: out}) {
+	*out = appendUnfinishedDoc(p.srv, (*out)[:0], msg, single, errBodyNotRun)
+	if len(*out) == 0 || !p.out.pushAnswer(outMsg{head: *out, pooled: out}) {
 		putBuffer(out)
 	}
 }
@@ -88,45 +91,19 @@ func (p *Peer) spawnOrRefuse(stop <-chan struct{}, msg []byte) error {
 	return err
 }
 
-// refuseRunning answers msg, read once the shutdown's grace was over,
-// without running it: each of its calls is answered -32001 "not run" (a
-// notification, nothing), an answer to one of the peer's calls goes to
-// that call, and a document that is not valid is answered as it would be
-// at any time.
-func (p *Peer) refuseRunning(msg, dst []byte) (answer []byte, step handled) {
-	srv := p.srv
-	if len(msg) > srv.cfg.maxRequestBytes {
-		if p.retract() {
-			return dst, retracted
-		}
-		return srv.refuseSize(msg, dst, nil), answered
+// appendUnfinishedDoc appends the answer to text, a valid document the
+// server did not finish, with the error body: single is its request when
+// it is one, already scanned; a batch is scanned again.
+func appendUnfinishedDoc(srv *Server, dst, text []byte, single *request, body []byte) []byte {
+	if single != nil {
+		return appendUnfinished(dst, single, body)
 	}
-	if isBatch(msg) {
-		d := getDocument()
-		defer putDocument(d)
-		if out, refused := srv.readBatch(msg, d, dst, nil); refused {
-			if d.invalidJSON && p.retract() {
-				return dst, retracted
-			}
-			return out, answered
-		}
-		return appendUnfinishedBatch(dst, d.items, errBodyNotRun), answered
+	d := getDocument()
+	defer putDocument(d)
+	if _, refused := srv.readBatch(text, d, nil, nil); refused {
+		return dst // refused documents are answered by the reader, never deferred
 	}
-	d := &p.single
-	*d = document{}
-	switch {
-	case !srv.readSingle(msg, d):
-		if d.invalidJSON && p.retract() {
-			return dst, retracted
-		}
-		return srv.refuseSingle(d, dst, nil), answered
-	case d.single.isResponse():
-		if t := p.calls.Load(); t != nil {
-			t.Deliver(d.single.id, d.single.result, d.single.errVal)
-		}
-		return dst, answered
-	}
-	return appendUnfinished(dst, &d.single, errBodyNotRun), answered
+	return appendUnfinishedBatch(dst, d.items, body)
 }
 
 // appendUnfinished appends the answer to r, a valid request the server
@@ -225,13 +202,9 @@ func (p *Peer) abandonDeferred() []*[]byte {
 // appendUnfinished appends the answer to doc, not finished, with the
 // error body.
 func (doc *deferredDoc) appendUnfinished(srv *Server, dst []byte, body []byte) []byte {
+	var single *request
 	if doc.scanned {
-		return appendUnfinished(dst, &doc.single, body)
+		single = &doc.single
 	}
-	d := getDocument()
-	defer putDocument(d)
-	if _, refused := srv.readBatch(doc.text, d, nil, nil); refused {
-		return dst // refused documents are answered by the reader, never deferred
-	}
-	return appendUnfinishedBatch(dst, d.items, body)
+	return appendUnfinishedDoc(srv, dst, doc.text, single, body)
 }

@@ -47,6 +47,35 @@ func Methods(ran *Ran) rpccore.Methods {
 	}
 }
 
+// Case is a load of blocking calls a test closes a connection under.
+type Case struct {
+	Name   string
+	Method string // of Methods
+	Ms     int
+	// Cancels says the calls outlast a grace of 150ms, so that some are
+	// answered cancelled.
+	Cancels bool
+}
+
+// Cases are calls that end when they are cancelled, and calls that
+// outlast the grace.
+var Cases = []Case{
+	{Name: "calls that end when cancelled", Method: "sleep", Ms: 40},
+	{Name: "calls that outlast the grace", Method: "stubborn", Ms: 400, Cancels: true},
+}
+
+// CheckClosedInFlight checks Check's counts for a close that came with
+// calls in flight: some not run, and some cancelled when c cancels.
+func CheckClosedInFlight(t testing.TB, n Counts, c Case) {
+	t.Helper()
+	if n.NotRun == 0 {
+		t.Error("no call was answered not run: the close came after every call had run")
+	}
+	if c.Cancels && n.Cancelled == 0 {
+		t.Error("no call outlasting the grace was answered cancelled")
+	}
+}
+
 // Call is one call of a pipelined load and the result it must have.
 type Call struct {
 	Doc, Result string
