@@ -16,6 +16,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/caddymodule/internal/endpoint"
@@ -161,7 +162,12 @@ func (s *streamServer) accept(ln net.Listener) {
 			continue
 		}
 		s.wg.Add(1)
-		go s.serve(nc)
+		// The connection's span starts here, on the accepting goroutine:
+		// a tracer's work deepens the stack it runs on, and the
+		// connection's goroutine keeps its stack while it is open.
+		remote := nc.RemoteAddr().String()
+		ctx, span := rpctrace.StartConnection(s.ctx, otel.GetTracerProvider(), nc.LocalAddr().Network(), remote)
+		go s.serve(ctx, span, nc, remote)
 	}
 }
 
@@ -182,24 +188,22 @@ func (s *streamServer) refuse(nc net.Conn) {
 	}()
 }
 
-// serve serves one connection until it ends.
-func (s *streamServer) serve(nc net.Conn) {
+// serve serves one connection until it ends, under ctx, which holds its
+// span: a span per connection from the global tracer provider, the parent
+// of its calls' spans (one that records nothing when none is set).
+func (s *streamServer) serve(ctx context.Context, span trace.Span, nc net.Conn, remote string) {
 	defer func() {
+		span.End()
 		s.metrics.connections.Dec()
 		s.open.Add(-1)
 		s.wg.Done()
 	}()
 	s.metrics.connections.Inc()
-	remote := nc.RemoteAddr().String()
 	if s.tls != nil {
 		nc = tls.Server(nc, s.tls.config)
 	}
 	cfg := s.peer
 	cfg.Info = &rpccore.RequestInfo{Transport: "stream", RemoteAddr: remote}
-	// A span per connection from the global tracer provider, the parent
-	// of its calls' spans; one that records nothing when none is set.
-	ctx, span := rpctrace.StartConnection(s.ctx, otel.GetTracerProvider(), nc.LocalAddr().Network(), remote)
-	defer span.End()
 	if p := s.endpoint.Policy; p != nil {
 		ctx = policy.BindConnection(ctx, p, policy.StreamReplacer(remote))
 		defer policy.ReleaseConnection(ctx)
