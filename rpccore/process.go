@@ -225,8 +225,12 @@ func (s *Server) answer(ctx context.Context, r *request, dst []byte, timing *cal
 	if e == nil {
 		return s.answerUnregistered(ctx, r, dst)
 	}
-	if s.cfg.tracer != nil {
-		return s.answerTraced(ctx, r, e, dst, timing)
+	if t := s.cfg.tracer; t != nil {
+		// Only a traced call takes answerTraced's frame: an untraced
+		// one keeps its goroutine's stack as shallow as without a tracer.
+		if tctx, traced := t.StartCall(ctx, e.name, r.id); traced {
+			return s.answerTraced(tctx, r, e, dst, timing)
+		}
 	}
 	dst, code, _ := s.answerCall(ctx, r, e, dst, timing)
 	return dst, code

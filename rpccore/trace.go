@@ -21,16 +21,12 @@ type CallTracer interface {
 	EndCall(ctx context.Context, code int, message string)
 }
 
-// answerTraced answers r, a call of the registered method e, as answer
-// does, telling the tracer of it.
+// answerTraced answers r, a call of the registered method e whose span
+// the tracer started in ctx, as answer does, and ends the span.
 func (s *Server) answerTraced(ctx context.Context, r *request, e *entry, dst []byte, timing *callSampler) ([]byte, int) {
-	t := s.cfg.tracer
-	tctx, traced := t.StartCall(ctx, e.name, r.id)
-	dst, code, err := s.answerCall(tctx, r, e, dst, timing)
-	if traced {
-		code, msg := outcome(code, err)
-		t.EndCall(tctx, code, msg)
-	}
+	dst, code, err := s.answerCall(ctx, r, e, dst, timing)
+	c, msg := outcome(code, err)
+	s.cfg.tracer.EndCall(ctx, c, msg)
 	return dst, code
 }
 

@@ -49,6 +49,16 @@ func (Tracer) StartCall(ctx context.Context, method string, id []byte) (context.
 	if !parent.SpanContext().IsSampled() {
 		return ctx, false
 	}
+	return startCallSpan(ctx, parent, method, id), true
+}
+
+// startCallSpan starts the span of a call under parent. It is a function
+// of its own, never inlined, so that StartCall's frame stays small: every
+// call of an untraced server passes through StartCall, on goroutines that
+// keep the stack they grew (a connection's reader).
+//
+//go:noinline
+func startCallSpan(ctx context.Context, parent trace.Span, method string, id []byte) context.Context {
 	attrs := make([]attribute.KeyValue, 3, 4)
 	attrs[0] = semconv.RPCSystemKey.String(System)
 	attrs[1] = semconv.RPCMethod(method)
@@ -57,7 +67,7 @@ func (Tracer) StartCall(ctx context.Context, method string, id []byte) (context.
 		attrs = append(attrs, semconv.RPCJsonrpcRequestID(IDString(id)))
 	}
 	ctx, _ = parent.TracerProvider().Tracer(ScopeName).Start(ctx, method, serverKind, trace.WithAttributes(attrs...))
-	return ctx, true
+	return ctx
 }
 
 // serverKind is the kind of every span, made once.
@@ -108,11 +118,17 @@ const ConnectionSpanName = "jsonrpc connection"
 // to serve the connection with, so that the Tracer makes its calls' spans
 // the connection span's children. End the span when the connection ends.
 // A provider that samples nothing (the global one of a program that set
-// none) makes a span that records nothing, and the calls are not traced.
+// none) makes a span that records nothing, and the calls are not traced:
+// StartConnection then returns ctx itself and a no-op span, so that an
+// open connection keeps nothing of it.
 func StartConnection(ctx context.Context, tp trace.TracerProvider, transport, peerAddr string) (context.Context, trace.Span) {
-	return tp.Tracer(ScopeName).Start(ctx, ConnectionSpanName, trace.WithSpanKind(trace.SpanKindServer),
+	spanCtx, span := tp.Tracer(ScopeName).Start(ctx, ConnectionSpanName, trace.WithSpanKind(trace.SpanKindServer),
 		trace.WithAttributes(semconv.RPCSystemKey.String(System), semconv.NetworkTransportKey.String(transport),
 			semconv.NetworkPeerAddress(peerAddr)))
+	if !span.SpanContext().IsValid() {
+		return ctx, trace.SpanFromContext(context.Background())
+	}
+	return spanCtx, span
 }
 
 // Interface guard

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -220,6 +221,20 @@ func TestConnectionSpanIsTheParentOfItsCalls(t *testing.T) {
 	if spans[0].Parent().SpanID() != c.SpanContext().SpanID() {
 		t.Errorf("the call's parent is %v, want the connection's span", spans[0].Parent().SpanID())
 	}
+}
+
+func TestConnectionUntracedKeepsNothing(t *testing.T) {
+	type key struct{}
+	ctx := context.WithValue(context.Background(), key{}, 1)
+	// The global provider of a program that set none.
+	got, span := rpctrace.StartConnection(ctx, otel.GetTracerProvider(), "tcp", "192.0.2.1:4242")
+	if got != ctx {
+		t.Error("a connection that is not traced got a context of its own, which it would keep while open")
+	}
+	if span.IsRecording() || span.SpanContext().IsValid() {
+		t.Error("a connection that is not traced got a span")
+	}
+	span.End()
 }
 
 // BenchmarkTracedCall measures a call of a server without a tracer
