@@ -61,7 +61,8 @@ http://127.0.0.1:PORT {
 `
 
 // slowUpstream is a JSON-RPC server answering slow_echo(x) with x after
-// 200ms, or giving up when the request is cancelled, and any other call
+// a second (longer than the grace, so that the calls running at a close
+// are cancelled), or giving up when the request is cancelled, and any other call
 // (the health check's) with null at once.
 func slowUpstream(t *testing.T) string {
 	t.Helper()
@@ -81,7 +82,7 @@ func slowUpstream(t *testing.T) string {
 			return
 		}
 		select {
-		case <-time.After(200 * time.Millisecond):
+		case <-time.After(time.Second):
 		case <-r.Context().Done():
 			return
 		}
