@@ -53,7 +53,8 @@ func metricTable(s *schema.Set, metric, unit string, ratios, ranges bool) Table 
 		}
 	}
 	if ratios {
-		t.Caption += "; median of the runs, and in parentheses how many times better ours is than that column"
+		t.Caption += "; median of the runs, and in parentheses how many times better ours is than that column" +
+			" (against a ceiling, also the lowest and highest ratio of the runs paired in order)"
 	}
 	for _, x := range s.Cells {
 		row := []string{x}
@@ -66,7 +67,11 @@ func metricTable(s *schema.Set, metric, unit string, ratios, ranges bool) Table 
 			cell := chart.Short(p.Median)
 			if ratios && r.Name != ours {
 				if c := s.Comparison(ours, r.Name, x); c != nil {
-					cell += " (" + Ratio(c.Ratio) + ")"
+					cell += " (" + Ratio(c.Ratio)
+					if r.Role == schema.Ceiling && c.Low > 0 && c.High > c.Low {
+						cell += ", pairs " + Ratio(c.Low) + "–" + Ratio(c.High)
+					}
+					cell += ")"
 				}
 			}
 			if ranges && len(p.Runs) > 1 {
