@@ -157,15 +157,11 @@ type Peer struct {
 
 	reframer Reframer // conn, when its messages may be guesses; nil otherwise
 
-	// draining is set once a shutdown began on a connection that is a
+	// drain is set once a shutdown began on a connection that is a
 	// ReadDrainer, which is then read until the client falls quiet
-	// (peerdrain.go). graceEnd, drainEnd and graceTimer, set before it,
-	// are when the grace ends, when reading ends at the latest, and what
-	// stops handing documents to workers at the end of the grace.
-	draining   atomic.Bool
-	graceEnd   time.Time
-	drainEnd   time.Time
-	graceTimer *time.Timer
+	// (peerdrain.go); nil until then, so that an open connection pays
+	// one pointer for it.
+	drain atomic.Pointer[drainState]
 
 	// timing draws which of the calls the reader answers are timed.
 	timing callSampler
@@ -273,9 +269,9 @@ func (s *Server) ServePeer(ctx context.Context, conn MessageConn, cfg PeerConfig
 	draining := reason == ErrShutdown || errors.Is(reason, ErrEndOfInput)
 	if draining {
 		graceEnd := time.Now().Add(cfg.ShutdownGrace)
-		if p.draining.Load() {
-			graceEnd = p.graceEnd // from the start of the shutdown
-			defer p.graceTimer.Stop()
+		if d := p.drain.Load(); d != nil {
+			graceEnd = d.graceEnd // from the start of the shutdown
+			defer d.graceTimer.Stop()
 		}
 		p.waitRunning(graceEnd)
 	}
@@ -365,8 +361,8 @@ func (p *Peer) readLoop(stop <-chan struct{}, poll bool) error {
 		if cap(msg) > maxKeptMessage {
 			msg = nil // a large message's buffer is not kept for the next
 		}
-		if p.draining.Load() {
-			p.drainNext()
+		if d := p.drain.Load(); d != nil {
+			d.next(p.conn.(ReadDrainer))
 		}
 		var err error
 		msg, err = p.conn.ReadMessage(p.ctx, msg[:0])

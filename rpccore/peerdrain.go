@@ -36,32 +36,40 @@ const DrainQuiet = 250 * time.Millisecond
 // tells it so.
 const DrainMax = time.Second
 
+// drainState is what a shutdown of a peer whose connection is a
+// ReadDrainer keeps: when the grace ends, when reading ends at the latest,
+// and the timer that stops handing documents to workers at the end of the
+// grace.
+type drainState struct {
+	graceEnd   time.Time
+	drainEnd   time.Time
+	graceTimer *time.Timer
+}
+
 // beginDrain starts the shutdown of a peer whose connection is a
 // ReadDrainer: the reader goes on until the client falls quiet, and the
 // documents it reads run, until the grace ends; from then on a document
 // for the workers is answered -32001 "not run". It runs once, when the
 // peer's context ends.
-func (p *Peer) beginDrain(d ReadDrainer) {
+func (p *Peer) beginDrain(conn ReadDrainer) {
 	now := time.Now()
-	p.graceEnd = now.Add(p.cfg.ShutdownGrace)
-	p.drainEnd = now.Add(DrainMax)
-	p.graceTimer = time.AfterFunc(p.cfg.ShutdownGrace, p.stopSpawning)
-	p.draining.Store(true)
-	d.DrainRead(now.Add(DrainQuiet))
+	p.drain.Store(&drainState{
+		graceEnd:   now.Add(p.cfg.ShutdownGrace),
+		drainEnd:   now.Add(DrainMax),
+		graceTimer: time.AfterFunc(p.cfg.ShutdownGrace, p.stopSpawning),
+	})
+	conn.DrainRead(now.Add(DrainQuiet))
 }
 
-// drainNext gives the client DrainQuiet for its next message, within
-// DrainMax of the shutdown: the reader calls it before each read once the
-// shutdown began.
-func (p *Peer) drainNext() {
-	if !p.draining.Load() {
-		return // beginDrain, on its way, sets the first deadline
-	}
+// next gives the client DrainQuiet for its next message, within DrainMax
+// of the shutdown: the reader calls it before each read once the shutdown
+// began.
+func (d *drainState) next(conn ReadDrainer) {
 	deadline := time.Now().Add(DrainQuiet)
-	if deadline.After(p.drainEnd) {
-		deadline = p.drainEnd
+	if deadline.After(d.drainEnd) {
+		deadline = d.drainEnd
 	}
-	p.conn.(ReadDrainer).DrainRead(deadline)
+	conn.DrainRead(deadline)
 }
 
 // answerDraining answers msg, a document for the workers read once the
