@@ -50,9 +50,19 @@ func (c *Client) Go(ctx context.Context, done chan *AsyncCall, result any, metho
 // GoCall is Go for a call whose Method, Result and Done (buffered, as
 // Go's done) the caller set: a call received from Done may be started
 // again, so that a loop keeping calls in flight allocates nothing for
-// them.
+// them. A call whose ctx has already ended is not sent: it comes back at
+// once with ctx's error.
 func (c *Client) GoCall(ctx context.Context, a *AsyncCall, args ...any) {
 	a.Error, a.finished, a.stop = nil, false, nil
+	select {
+	case <-ctx.Done():
+		// Not sent: an answer could otherwise come back before the
+		// context's end is seen, and the call would not fail.
+		a.Error = ctx.Err()
+		a.Done <- a
+		return
+	default:
+	}
 	if c.http != nil {
 		c.goHTTP(ctx, a, args)
 		return
