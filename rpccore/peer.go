@@ -223,13 +223,13 @@ func (t *peerTurn) forget() {
 
 // ServePeer serves conn until the connection fails (it returns the read
 // error), the peer cannot keep up under the Disconnect policy
-// (ErrSlowConsumer), or ctx ends (ErrShutdown). On shutdown it runs no
-// new call: over a ReadDrainer it reads on until the client falls quiet,
-// answering each call read -32001 "not run" (any other stops reading at
-// once); it lets the calls running, and those read and waiting, finish
-// for up to ShutdownGrace, answers those still unfinished then -32001,
-// and writes the answers before it returns (peerdrain.go). In every case the calls' contexts are
-// cancelled and the subscriptions ended when it returns; the transport
+// (ErrSlowConsumer), or ctx ends (ErrShutdown). On shutdown, over a
+// ReadDrainer, it reads on until the client falls quiet (DrainQuiet,
+// DrainMax) and serves what it reads (any other MessageConn stops reading
+// at once); it lets the calls finish for up to ShutdownGrace, answers
+// those still unfinished then -32001 "Server going away", and writes the
+// answers before it returns (peerdrain.go). In every case the calls'
+// contexts are cancelled and the subscriptions ended when it returns; the transport
 // then closes conn. The calls' contexts carry the values of ctx (not its
 // end: the calls outlive it by the grace).
 func (s *Server) ServePeer(ctx context.Context, conn MessageConn, cfg PeerConfig) error {
@@ -462,15 +462,21 @@ func (p *Peer) retract() bool { return p.reframer != nil && p.reframer.Reframe()
 // document opened start sending: their notifications follow the answer
 // that gave the client their ids.
 func (p *Peer) sendAnswer(buf *[]byte, answer []byte, turn *peerTurn) {
+	p.queueAnswer(buf, answer)
+	turn.activate()
+}
+
+// queueAnswer queues answer, written into buf, unless it is empty; buf
+// goes back to the pool once the answer is written, or at once.
+func (p *Peer) queueAnswer(buf *[]byte, answer []byte) {
 	if len(answer) == 0 {
 		putBuffer(buf)
-	} else {
-		*buf = answer
-		if !p.out.pushAnswer(outMsg{head: answer, pooled: buf}) {
-			putBuffer(buf)
-		}
+		return
 	}
-	turn.activate()
+	*buf = answer
+	if !p.out.pushAnswer(outMsg{head: answer, pooled: buf}) {
+		putBuffer(buf)
+	}
 }
 
 // writeLoop writes whatever is queued, flushing once per batch taken, and

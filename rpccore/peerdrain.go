@@ -82,21 +82,21 @@ func (p *Peer) answerDraining(msg []byte) {
 	if !isBatch(msg) {
 		single = &p.single.single
 	}
-	*out = appendUnfinishedDoc(p.srv, (*out)[:0], msg, single, errBodyNotRun)
-	if len(*out) == 0 || !p.out.pushAnswer(outMsg{head: *out, pooled: out}) {
-		putBuffer(out)
-	}
+	p.queueAnswer(out, appendUnfinishedDoc(p.srv, (*out)[:0], msg, single, errBodyNotRun))
 }
 
 // spawnOrRefuse hands msg to a worker, as spawn does; when the shutdown's
 // grace is over, msg was read but is not to run, and is answered so.
 func (p *Peer) spawnOrRefuse(stop <-chan struct{}, msg []byte) error {
 	err := p.spawn(stop, msg)
-	if _, drains := p.conn.(ReadDrainer); err == ErrShutdown && drains {
-		p.answerDraining(msg)
-		return nil
+	if err != ErrShutdown {
+		return err
 	}
-	return err
+	if _, drains := p.conn.(ReadDrainer); !drains {
+		return err
+	}
+	p.answerDraining(msg)
+	return nil
 }
 
 // appendUnfinishedDoc appends the answer to text, a valid document the
@@ -167,9 +167,7 @@ func (p *Peer) waitRunning(graceEnd time.Time) {
 	case <-timer.C:
 	}
 	for _, out := range p.abandonDeferred() {
-		if !p.out.pushAnswer(outMsg{head: *out, pooled: out}) {
-			putBuffer(out)
-		}
+		p.queueAnswer(out, *out)
 	}
 }
 
@@ -188,10 +186,6 @@ func (p *Peer) abandonDeferred() []*[]byte {
 		}
 		out := getBuffer()
 		*out = doc.appendUnfinished(p.srv, (*out)[:0], body)
-		if len(*out) == 0 {
-			putBuffer(out)
-			return
-		}
 		answers = append(answers, out)
 	}
 	for _, doc := range q.waiting[q.head:] {

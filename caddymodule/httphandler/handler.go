@@ -152,7 +152,7 @@ func (h *Handler) endpointOptions() endpoint.Options {
 // writing the answers already computed).
 func (h *Handler) Cleanup() error {
 	if h.ws != nil {
-		h.ws.wait(max(cleanupWait, 3*h.ws.grace()+time.Second))
+		h.ws.wait(max(cleanupWait, 3*h.ws.peer.ShutdownGrace+time.Second))
 	}
 	h.ep.Release()
 	return nil

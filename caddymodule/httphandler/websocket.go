@@ -157,6 +157,9 @@ func newWebSocket(ctx caddy.Context, c *WebSocketConfig, maxBody int64, logger *
 	if ws.max == 0 {
 		ws.max = rpccore.DefaultMaxConnections
 	}
+	if ws.peer.ShutdownGrace == 0 {
+		ws.peer.ShutdownGrace = rpccore.DefaultShutdownGrace
+	}
 	return ws
 }
 
@@ -232,14 +235,6 @@ func (ws *webSocket) run(ctx context.Context, c *wsconn.Conn, srv *rpccore.Serve
 	if err != nil && ws.ctx.Err() == nil {
 		ws.logger.Debug("websocket connection ended", zap.Error(err), zap.String("remote_addr", cfg.Info.RemoteAddr))
 	}
-}
-
-// grace is the connections' shutdown grace.
-func (ws *webSocket) grace() time.Duration {
-	if ws.peer.ShutdownGrace > 0 {
-		return ws.peer.ShutdownGrace
-	}
-	return rpccore.DefaultShutdownGrace
 }
 
 // wait waits for the open connections to close, for at most d; no

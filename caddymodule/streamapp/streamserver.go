@@ -5,6 +5,7 @@ package streamapp
 // serves each with an rpccore peer until the app stops.
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -72,7 +73,7 @@ func newStreamServer(ctx caddy.Context, l *StreamListener, grace time.Duration, 
 		SendQueue:        l.SendQueue,
 		SlowConsumer:     endpoint.SlowConsumerPolicies[l.SlowConsumer],
 		MaxSubscriptions: l.MaxSubscriptions,
-		ShutdownGrace:    grace,
+		ShutdownGrace:    cmp.Or(grace, rpccore.DefaultShutdownGrace),
 	}
 	s.max = int64(l.MaxConnections)
 	if s.max == 0 {
@@ -233,13 +234,9 @@ func (s *streamServer) stop() error {
 		s.wg.Wait()
 		close(done)
 	}()
-	grace := s.peer.ShutdownGrace
-	if grace <= 0 {
-		grace = rpccore.DefaultShutdownGrace
-	}
 	select {
 	case <-done:
-	case <-time.After(3*grace + time.Second): // the grace, reading until the client is quiet, writing
+	case <-time.After(3*s.peer.ShutdownGrace + time.Second): // the grace, reading until the client is quiet, writing
 		s.logger.Warn("stream connections still open after the shutdown grace")
 	}
 	return errors.Join(errs...)
