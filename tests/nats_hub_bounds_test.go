@@ -151,3 +151,35 @@ func TestNATSHubPositionsOnceNATSIsReached(t *testing.T) {
 		t.Errorf("a resume from the first stream position = %d messages, %v, %v; want recovered, nothing missed", len(got), ok, err)
 	}
 }
+
+func TestNATSHubResumeWaitsOutAShortLoss(t *testing.T) {
+	t.Parallel()
+	n := startNATS(t)
+	h := newHub(t, n.URL, "resume_loss", "node-a", &natshub.History{MaxMsgs: 1000})
+	on := subscribe(t, h, "room")
+	for i := range 3 {
+		if err := h.Publish("room", quote("m"+strconv.Itoa(i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	msgs := on.wait(t, 3)
+	n.stop()
+	eventually(t, "the hub notices", func() bool { return !h.Connected() })
+	type answer struct {
+		msgs []rpccore.Message
+		ok   bool
+		err  error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		got, ok, err := h.History(t.Context(), "room", msgs[0].Position)
+		done <- answer{got, ok, err}
+	}()
+	time.Sleep(300 * time.Millisecond)
+	n.start()
+	a := <-done
+	if a.err != nil || !a.ok {
+		t.Fatalf("a resume asked while NATS was away, back 300ms later: %v, %v; want it recovered", a.ok, a.err)
+	}
+	checkExactly(t, "the resume", payloads(a.msgs), series("m", 1, 2))
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -145,18 +146,44 @@ func (h *Hub) Head(ctx context.Context, name string) (rpccore.Position, error) {
 // oldest is at most one past it, and with a bound per topic, the topic
 // keeps a message at or before the position (the stream keeps one more
 // than max_msgs_per_topic, so fewer than that many read means it does).
-// Reading needs NATS: while it is unreachable, History answers an error.
+// Reading needs NATS and the stream's servers: while NATS is unreachable,
+// or the stream's servers elect a new leader, History tries again until
+// four times publish_timeout have passed, then answers an error.
 func (h *Hub) History(ctx context.Context, name string, after rpccore.Position) ([]rpccore.Message, bool, error) {
-	if h.js == nil {
-		return nil, false, nil
-	}
-	if h.closed.Load() {
-		return nil, false, rpccore.ErrHubClosed
-	}
-	if !h.nc.IsConnected() {
-		return nil, false, unreachable("the history cannot be read now; try again later")
+	if h.js == nil || after.Epoch == "" || strings.HasPrefix(after.Epoch, "local-") {
+		return nil, false, nil // positions no stream holds
 	}
 	h.m.historyReads.Inc()
+	ctx, cancel := context.WithTimeout(ctx, 4*h.opts.PublishTimeout)
+	defer cancel()
+	for {
+		if h.closed.Load() {
+			return nil, false, rpccore.ErrHubClosed
+		}
+		msgs, ok, err := h.readHistory(ctx, name, after)
+		if err == nil {
+			return msgs, ok, nil
+		}
+		select {
+		case <-ctx.Done():
+			if !h.nc.IsConnected() {
+				return nil, false, unreachable("the history cannot be read now; try again later")
+			}
+			return nil, false, serverError("reading the history", err)
+		case <-time.After(historyRetry):
+		}
+	}
+}
+
+// historyRetry is the pause between two tries of a History.
+const historyRetry = 100 * time.Millisecond
+
+// readHistory is one try of History: its error is NATS's, or
+// nats.ErrConnectionReconnecting while NATS is unreachable.
+func (h *Hub) readHistory(ctx context.Context, name string, after rpccore.Position) ([]rpccore.Message, bool, error) {
+	if !h.nc.IsConnected() {
+		return nil, false, nats.ErrConnectionReconnecting
+	}
 	ctx, cancel := h.session.within(ctx, 4*h.opts.PublishTimeout)
 	defer cancel()
 	if epoch, _ := h.history.known(); epoch != after.Epoch {
@@ -203,10 +230,10 @@ func (h *Hub) readLimit() int {
 	return 0
 }
 
-// historyFailed answers a History whose reads failed: a stream that is
-// gone no longer holds the messages; other failures are errors, which the
-// client may try again. No responders is either: the stream is gone, or
-// its servers are electing a leader after one was lost.
+// historyFailed answers a try of History whose reads failed: a stream
+// that is gone no longer holds the messages; other failures are errors,
+// tried again. No responders is either: the stream is gone, or its
+// servers are electing a leader after one was lost.
 func (h *Hub) historyFailed(ctx context.Context, err error) ([]rpccore.Message, bool, error) {
 	if errors.Is(err, nats.ErrNoResponders) {
 		if _, infoErr := h.streamInfo(ctx); infoErr != nil {
@@ -216,5 +243,5 @@ func (h *Hub) historyFailed(ctx context.Context, err error) ([]rpccore.Message, 
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
 		return nil, false, nil
 	}
-	return nil, false, serverError("reading the history", err)
+	return nil, false, err
 }
