@@ -79,6 +79,9 @@ func TestNATSHubPublishWhileDisconnected(t *testing.T) {
 				t.Fatal(err)
 			}
 			onB.wait(t, 1)
+			// With history, the message holds its place in the queue until
+			// a has the acknowledgement, which may come after b has it.
+			eventually(t, "node a holds nothing for NATS", func() bool { return a.Pending() == 0 })
 
 			n.stop()
 			eventually(t, "node a notices", func() bool { return !a.Connected() })

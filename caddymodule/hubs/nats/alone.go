@@ -12,8 +12,12 @@ func (h *Hub) deliversAlone() bool {
 	if h.nc.IsConnected() {
 		return false
 	}
+	if !h.reached.Load() {
+		return true
+	}
+	// 0: the NATS client has not told of the loss yet; it has just begun.
 	lost := h.lostAt.Load()
-	return lost == 0 || time.Since(time.Unix(0, lost)) >= h.opts.PublishTimeout
+	return lost != 0 && time.Since(time.Unix(0, lost)) >= h.opts.PublishTimeout
 }
 
 // promoteQueue hands this process's subscribers, in order, the queued

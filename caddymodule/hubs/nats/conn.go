@@ -14,6 +14,8 @@ func (h *Hub) onConnect(nc *nats.Conn) {
 	h.log.Info("connected to NATS", zap.String("url", nc.ConnectedUrlRedacted()), zap.String("server", server),
 		zap.String("cluster", nc.ConnectedClusterName()))
 	h.session.begin()
+	h.reached.Store(true)
+	h.lostAt.Store(0)
 	if h.connected.CompareAndSwap(false, true) {
 		h.m.connected.Inc()
 	}

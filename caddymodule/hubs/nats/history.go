@@ -184,7 +184,9 @@ func (h *Hub) readHistory(ctx context.Context, name string, after rpccore.Positi
 	if !h.nc.IsConnected() {
 		return nil, false, nats.ErrConnectionReconnecting
 	}
-	ctx, cancel := h.session.within(ctx, 4*h.opts.PublishTimeout)
+	// Each try has publish_timeout: a request NATS does not answer (the
+	// stream has no leader yet) leaves time for the next.
+	ctx, cancel := h.session.within(ctx, h.opts.PublishTimeout)
 	defer cancel()
 	if epoch, _ := h.history.known(); epoch != after.Epoch {
 		info, err := h.streamInfo(ctx)

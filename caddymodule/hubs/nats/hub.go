@@ -72,7 +72,8 @@ type Hub struct {
 	session    session      // ends when the connection is lost
 	connected  atomic.Bool  // as the gauge counts it
 	epochCheck atomic.Bool  // see checkEpochSoon
-	lostAt     atomic.Int64 // when the connection was last lost, in Unix nanoseconds; 0 before the first
+	reached    atomic.Bool  // NATS was reached once
+	lostAt     atomic.Int64 // when the connection was lost, in Unix nanoseconds; 0 while connected
 	server     string       // the NATS server connected to, as the metric names it; under serverMu
 	serverMu   sync.Mutex
 	closeOnce  sync.Once
@@ -128,6 +129,9 @@ func New(opts Options, log *zap.Logger) (*Hub, error) {
 		return nil, fmt.Errorf("connecting to NATS: %w", err)
 	}
 	h.nc = nc
+	if nc.IsConnected() {
+		h.reached.Store(true)
+	}
 	if opts.History != nil {
 		if h.js, err = jetstream.New(nc, jetstream.WithPublishAsyncTimeout(opts.PublishTimeout),
 			jetstream.WithPublishAsyncMaxPending(2*maxUnacked)); err != nil {

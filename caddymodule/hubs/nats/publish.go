@@ -190,6 +190,14 @@ func (h *Hub) deliverLocal(o outgoing) {
 	h.fanout(t, rpccore.NewMessage(o.payload, rpccore.Position{Epoch: "local-" + h.node, Offset: h.localSeq}))
 }
 
+// Pending returns how many publishes the hub holds for NATS: waiting for
+// its acknowledgement, or for NATS to be reachable.
+func (h *Hub) Pending() int {
+	h.pubMu.Lock()
+	defer h.pubMu.Unlock()
+	return len(h.queue)
+}
+
 // dropQueue empties the queue and returns how many it held.
 func (h *Hub) dropQueue() int {
 	h.pubMu.Lock()
