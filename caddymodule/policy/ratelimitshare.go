@@ -3,7 +3,9 @@ package policy
 // ratelimitshare.go shares a zone's counts between the nodes of a NATS
 // hub: each node decides every call from its own local store, reports
 // what it spent per key every sync interval in one message per zone, and
-// counts into its store what the others report. No call waits on NATS.
+// counts into its store what the others report. No call waits on NATS. A
+// report NATS did not confirm is sent again, as it was, before anything
+// newer; the receivers count each message once.
 
 import (
 	"sync"
@@ -28,9 +30,12 @@ const MinRateLimitSyncInterval = 10 * time.Millisecond
 // hub is one shares its rate limit zones through it.
 type LimitSharer interface {
 	// ShareLimits subscribes receive to the reports the other nodes send
-	// about zone, and returns publish, which sends one to them at most
-	// once (failing while they cannot be reached), and stop, which ends
-	// the subscription. Reports are opaque bytes to the hub.
+	// about zone, and returns publish, which sends one to them and returns
+	// nil once the hub knows that it went out (for NATS: the server it
+	// reached confirmed it), and stop, which ends the subscription. An
+	// error from publish leaves it unknown whether the report went out:
+	// the caller sends it again, and receivers drop what they already
+	// counted. Reports are opaque bytes to the hub.
 	ShareLimits(zone string, receive func(report []byte)) (publish func(report []byte) error, stop func(), err error)
 }
 
@@ -61,6 +66,8 @@ type sharedStore struct {
 	log     *zap.Logger
 	failing atomic.Bool // whether the last report failed
 	w       reportWriter
+	unsent  []unsentReport // messages not confirmed sent, oldest first; only report touches them
+	seen    seenReports
 	done    chan struct{}
 	wg      sync.WaitGroup
 }
@@ -105,18 +112,53 @@ func (st *sharedStore) run(interval time.Duration) {
 }
 
 // report sends what this node spent per key since the last report, and
-// returns whether it sent anything, or why it could not. When the hub
-// cannot send it (NATS is unreachable), those events stay this node's
-// own: the others never count them.
+// returns whether it sent anything, or why it could not. First it sends
+// again, as they were, the messages of earlier reports that the hub did
+// not confirm; while any is left, the events spent since wait in the
+// counters, so a report of them comes after. Messages older than a window
+// are dropped unsent: receivers would drop them for their age.
 func (st *sharedStore) report() (sent bool, err error) {
-	st.w.begin(st.node, time.Now().UnixNano())
+	sent, err = st.resend()
+	if err != nil {
+		return sent, err
+	}
+	now := time.Now().UnixNano()
+	st.w.begin(st.node, now)
 	st.drain(st.w.add)
-	for _, m := range st.w.msgs {
+	for i, m := range st.w.msgs {
 		if err = st.publish(m); err != nil {
-			return false, err
+			for _, m := range st.w.msgs[i:] {
+				st.unsent = append(st.unsent, unsentReport{msg: m, sent: now})
+			}
+			return sent || i > 0, err
 		}
 	}
-	return len(st.w.msgs) > 0, nil
+	return sent || len(st.w.msgs) > 0, nil
+}
+
+// resend sends the unconfirmed messages of earlier reports, oldest first,
+// until one fails.
+func (st *sharedStore) resend() (sent bool, err error) {
+	oldest := time.Now().UnixNano() - st.window
+	for len(st.unsent) > 0 {
+		if u := st.unsent[0]; u.sent >= oldest {
+			if err = st.publish(u.msg); err != nil {
+				return sent, err
+			}
+			sent = true
+		}
+		st.unsent[0] = unsentReport{}
+		st.unsent = st.unsent[1:]
+	}
+	st.unsent = nil
+	return sent, nil
+}
+
+// unsentReport is a message that the hub did not confirm sent, and when
+// its report was made (Unix nanoseconds).
+type unsentReport struct {
+	msg  []byte
+	sent int64
 }
 
 // logReport logs the first report that failed, and the first that got
@@ -124,7 +166,7 @@ func (st *sharedStore) report() (sent bool, err error) {
 func (st *sharedStore) logReport(sent bool, err error) {
 	switch {
 	case err != nil && st.failing.CompareAndSwap(false, true):
-		st.log.Warn("rate limit zone cannot report to the other nodes; each counts its own calls until the hub is back",
+		st.log.Warn("rate limit zone cannot report to the other nodes; its reports wait for the hub, and meanwhile each node counts what it heard before",
 			zap.String("zone", st.zone), zap.Error(err))
 	case sent && st.failing.CompareAndSwap(true, false):
 		st.log.Info("rate limit zone reports to the other nodes again", zap.String("zone", st.zone))
@@ -132,14 +174,16 @@ func (st *sharedStore) logReport(sent bool, err error) {
 }
 
 // receive counts the events of another node's report, unless the report
-// is older than a window by this node's clock.
+// is older than a window by this node's clock, or a copy of a message
+// counted already.
 func (st *sharedStore) receive(b []byte) {
 	r, err := decodeReport(b)
 	if err != nil {
 		st.log.Debug("dropping a malformed rate limit report", zap.String("zone", st.zone), zap.Error(err))
 		return
 	}
-	if r.node == st.node || time.Now().UnixNano()-r.sent > st.window {
+	wall := time.Now().UnixNano()
+	if r.node == st.node || wall-r.sent > st.window || !st.seen.first(&r, wall, st.window) {
 		return
 	}
 	now := MonoNow()
@@ -149,7 +193,8 @@ func (st *sharedStore) receive(b []byte) {
 }
 
 // Destruct implements caddy.Destructor: it stops reporting, sends what is
-// left if the hub still can, and leaves the hub.
+// left (unconfirmed messages first) if the hub still can, and leaves the
+// hub.
 func (st *sharedStore) Destruct() error {
 	close(st.done)
 	st.wg.Wait()

@@ -16,9 +16,12 @@ import (
 // fakeBus is a LimitSharer standing in for NATS: a report one store
 // publishes reaches the others of the same zone at once.
 type fakeBus struct {
-	mu   sync.Mutex
-	subs map[string][]*fakeSub
-	down atomic.Bool // publishes fail, as while NATS is unreachable
+	mu       sync.Mutex
+	subs     map[string][]*fakeSub
+	down     atomic.Bool // publishes fail, as while NATS is unreachable
+	lostAcks atomic.Bool // publishes reach the others but fail, as when the connection dies before the flush
+	sent     [][]byte    // every report that reached the others, in order
+	tried    [][]byte    // every report published, in order, whether it went or not
 }
 
 type fakeSub struct{ receive func([]byte) }
@@ -32,16 +35,23 @@ func (b *fakeBus) ShareLimits(zone string, receive func([]byte)) (func([]byte) e
 	b.subs[zone] = append(b.subs[zone], s)
 	b.mu.Unlock()
 	publish := func(report []byte) error {
+		b.mu.Lock()
+		b.tried = append(b.tried, append([]byte(nil), report...))
+		b.mu.Unlock()
 		if b.down.Load() {
 			return errors.New("nats: connection closed")
 		}
 		b.mu.Lock()
 		others := b.subs[zone]
+		b.sent = append(b.sent, append([]byte(nil), report...))
 		b.mu.Unlock()
 		for _, o := range others {
 			if o != s {
 				o.receive(append([]byte(nil), report...))
 			}
+		}
+		if b.lostAcks.Load() {
+			return errors.New("nats: flush timeout")
 		}
 		return nil
 	}
@@ -301,41 +311,98 @@ func TestZoneSharesOnlyThroughASharerAndUnlessLocal(t *testing.T) {
 	}
 }
 
-func TestReportEncoding(t *testing.T) {
-	var w reportWriter
-	w.begin("node-1", 12345)
-	long := string(make([]byte, 150<<10))
-	w.add("a", 3)
-	w.add(long, 1)
-	w.add(long+"x", 2)
-	w.add("", 7)
-	if len(w.msgs) < 2 {
-		t.Fatalf("%d messages for 300 KiB of keys, want them cut", len(w.msgs))
+// decoded decodes a report a test sent, failing on bytes no node encoded.
+func decoded(t *testing.T, m []byte) report {
+	t.Helper()
+	r, err := decodeReport(m)
+	if err != nil {
+		t.Fatal(err)
 	}
-	var keys []reportedKey
-	for _, m := range w.msgs {
-		if len(m) > maxReportBytes {
-			t.Fatalf("a message of %d bytes", len(m))
-		}
-		r, err := decodeReport(m)
-		if err != nil || r.node != "node-1" || r.sent != 12345 {
-			t.Fatalf("decoded %q %d: %v", r.node, r.sent, err)
-		}
-		keys = append(keys, r.keys...)
+	return r
+}
+
+func TestSharedZoneSendsAgainWhatTheHubDidNotConfirm(t *testing.T) {
+	bus := new(fakeBus)
+	a, b := sharedPair(t, bus, 20, time.Hour, time.Hour, nil)
+	bus.down.Store(true)
+	takeN(a, "k", 8)
+	if _, err := a.report(); err == nil {
+		t.Fatal("a report with the hub down succeeded")
 	}
-	want := []reportedKey{{"a", 3}, {long, 1}, {long + "x", 2}, {"", 7}}
-	if len(keys) != len(want) {
-		t.Fatalf("%d keys, want %d", len(keys), len(want))
+	takeN(a, "k", 2)
+	takeN(a, "j", 1)
+	if _, err := a.report(); err == nil {
+		t.Fatal("a report with the hub down succeeded")
 	}
-	for i := range want {
-		if keys[i] != want[i] {
-			t.Errorf("key %d: %q×%d, want %q×%d", i, keys[i].key[:min(len(keys[i].key), 8)], keys[i].events,
-				want[i].key[:min(len(want[i].key), 8)], want[i].events)
-		}
+	if len(bus.sent) != 0 || len(bus.tried) != 2 {
+		t.Fatalf("%d reports went and %d were tried with the hub down, want 0 and 2 (the first one twice, the newer events waiting)",
+			len(bus.sent), len(bus.tried))
 	}
-	for _, bad := range [][]byte{nil, []byte("R"), []byte("R\x02"), []byte("R\x01\x05ab"), append(w.msgs[0][:len(w.msgs[0])-1:len(w.msgs[0])-1], 0)} {
-		if _, err := decodeReport(bad); err == nil {
-			t.Errorf("decoded %q", bad)
-		}
+	bus.down.Store(false)
+	if sent, err := a.report(); !sent || err != nil {
+		t.Fatalf("the report once the hub is back: sent %v, %v", sent, err)
+	}
+	if len(bus.sent) != 2 || string(bus.sent[0]) != string(bus.tried[0]) {
+		t.Fatalf("%d reports went, the first %q; want the first as it was tried, then one of the events after it", len(bus.sent), bus.sent[0])
+	}
+	first, second := decoded(t, bus.sent[0]), decoded(t, bus.sent[1])
+	if first.seq != 1 || len(first.keys) != 1 || first.keys[0] != (reportedKey{"k", 8}) {
+		t.Fatalf("first report %+v, want number 1 with k×8", first)
+	}
+	if second.seq != 2 || len(second.keys) != 2 {
+		t.Fatalf("second report %+v, want number 2 with k×2 and j×1", second)
+	}
+	if got := takeN(b, "k", 20); got != 10 {
+		t.Fatalf("node b admitted %d of k after a spent 10 of 20 while the hub was down, want 10", got)
+	}
+	if sent, err := a.report(); sent || err != nil || len(bus.tried) != 4 {
+		t.Fatalf("a report with nothing new: sent %v, %v, %d tries in all", sent, err, len(bus.tried))
+	}
+}
+
+func TestSharedZoneCountsAReportSentAgainOnce(t *testing.T) {
+	bus := new(fakeBus)
+	a, b := sharedPair(t, bus, 20, time.Hour, time.Hour, nil)
+	bus.lostAcks.Store(true) // each report reaches b, but a does not learn it
+	takeN(a, "k", 6)
+	a.report()
+	a.report()
+	bus.lostAcks.Store(false)
+	takeN(a, "k", 1)
+	if sent, err := a.report(); !sent || err != nil {
+		t.Fatalf("the report once the hub confirms: sent %v, %v", sent, err)
+	}
+	if len(bus.sent) != 4 {
+		t.Fatalf("%d reports reached b, want the first 3 times and then the next", len(bus.sent))
+	}
+	if got := takeN(b, "k", 20); got != 13 {
+		t.Fatalf("node b admitted %d of k after a spent 7 of 20 (its first report came 3 times), want 13", got)
+	}
+	// A copy that comes after a later report, over another route, is
+	// dropped too.
+	b.receive(bus.sent[0])
+	if got := takeN(b, "k", 1); got != 0 {
+		t.Fatal("a late copy of a report changed the count")
+	}
+	if got := takeN(a, "k", 20); got != 13 {
+		t.Fatalf("node a admitted %d, want 13", got)
+	}
+}
+
+func TestSharedZoneDropsUnsentReportsAWindowOld(t *testing.T) {
+	bus := new(fakeBus)
+	window := 100 * time.Millisecond
+	a, b := sharedPair(t, bus, 10, window, time.Hour, nil)
+	bus.down.Store(true)
+	takeN(a, "k", 3)
+	a.report()
+	time.Sleep(window + 20*time.Millisecond)
+	bus.down.Store(false)
+	if sent, err := a.report(); sent || err != nil || len(bus.tried) != 1 {
+		t.Fatalf("with only a report older than the window to send again: sent %v, %v, %d tries in all, want it dropped untried",
+			sent, err, len(bus.tried))
+	}
+	if got := takeN(b, "k", 10); got != 10 {
+		t.Fatalf("node b admitted %d of 10", got)
 	}
 }

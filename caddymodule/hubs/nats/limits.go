@@ -13,11 +13,15 @@ import (
 // NATS on <prefix>.rl.<zone> (the zone's name encoded as EncodeTopic
 // encodes a topic). receive gets each report another process publishes,
 // on one goroutine, and must not keep the slice; a process does not get
-// its own reports. publish sends report to the other processes, at most
-// once: while NATS is unreachable it fails at once and the report is
-// lost. stop ends the subscription; publish fails after it. The reports
-// are opaque to the hub: the jsonrpc handler's rate limits use them to
-// share their counts.
+// its own reports. publish sends report to the other processes and waits
+// for the NATS server it reached to confirm it (a flush, within
+// PublishTimeout): nil means that server got it and passes it on. While
+// NATS is unreachable it fails at once; an error means the report may
+// or may not have gone out, and the caller, which sends it again, must
+// let the receivers tell the copies apart. A confirmed report is lost
+// only if that server fails before passing it on. stop ends the
+// subscription; publish fails after it. The reports are opaque to the
+// hub: the jsonrpc handler's rate limits use them to share their counts.
 func (h *Hub) ShareLimits(zone string, receive func(report []byte)) (publish func(report []byte) error, stop func(), err error) {
 	if h.closed.Load() {
 		return nil, nil, rpccore.ErrHubClosed
@@ -37,7 +41,10 @@ func (h *Hub) ShareLimits(zone string, receive func(report []byte)) (publish fun
 		if !sub.IsValid() {
 			return rpccore.ErrHubClosed
 		}
-		return h.nc.Publish(subject, report)
+		if err := h.nc.Publish(subject, report); err != nil {
+			return err
+		}
+		return h.flush()
 	}
 	stop = func() { stopped.Do(func() { _ = sub.Unsubscribe() }) }
 	return publish, stop, nil
