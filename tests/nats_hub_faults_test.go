@@ -45,6 +45,9 @@ func TestNATSHubDownAtStart(t *testing.T) {
 	if err := b.Publish("room", quote("from b")); err != nil {
 		t.Fatal(err)
 	}
+	// Publish returns once the hub holds a message: "from a" follows
+	// "from b" in the stream only once "from b" is stored.
+	onA.wait(t, 2)
 	if err := a.Publish("room", quote("from a")); err != nil {
 		t.Fatal(err)
 	}

@@ -5,8 +5,6 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
-
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/caddymodule/hubs"
 )
 
 // UnmarshalCaddyfile sets up the hub from Caddyfile tokens:
@@ -27,8 +25,11 @@ import (
 //	        server_name <name>
 //	    }]
 //	    history {
-//	        max_msgs <count>
-//	        max_age  <duration>
+//	        max_msgs           <count>
+//	        max_age            <duration>
+//	        max_msgs_per_topic <count>
+//	        max_bytes          <size>
+//	        replicas           <count>
 //	    }
 //	    storage         file|memory
 //	    publish_timeout <duration>
@@ -66,7 +67,7 @@ func (m *Module) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		case "tls":
 			m.TLS, err = parseTLS(d)
 		case "history":
-			m.History, err = hubs.ParseHistory(d)
+			m.History, err = parseHistory(d)
 		case "storage":
 			m.Storage, err = oneArg(d)
 		case "publish_timeout":

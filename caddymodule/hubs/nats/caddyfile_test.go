@@ -28,6 +28,9 @@ func TestUnmarshalCaddyfileEveryOption(t *testing.T) {
 		history {
 			max_msgs 500
 			max_age 10m
+			max_msgs_per_topic 50
+			max_bytes 1GiB
+			replicas 3
 		}
 		storage memory
 		publish_timeout 2s
@@ -40,7 +43,7 @@ func TestUnmarshalCaddyfileEveryOption(t *testing.T) {
 		URLs:          []string{"nats://10.0.0.1:4222", "tls://10.0.0.2:4222"},
 		SubjectPrefix: "acme.rpc", Name: "edge-1", User: "alice", Password: "s3cret",
 		TLS:            &TLS{CA: "ca.pem", Cert: "c.pem", Key: "k.pem", ServerName: "nats.internal"},
-		History:        &hubs.History{MaxMsgs: 500, MaxAge: caddy.Duration(10 * time.Minute)},
+		History:        &HistoryConfig{History: hubs.History{MaxMsgs: 500, MaxAge: caddy.Duration(10 * time.Minute)}, MaxMsgsPerTopic: 50, MaxBytes: 1 << 30, Replicas: 3},
 		Storage:        "memory",
 		PublishTimeout: caddy.Duration(2 * time.Second),
 		MaxPending:     50,
@@ -98,7 +101,7 @@ func TestUnmarshalCaddyfileErrors(t *testing.T) {
 }
 
 func TestOptionsDefaults(t *testing.T) {
-	m := Module{History: &hubs.History{}}
+	m := Module{History: &HistoryConfig{}}
 	opts, err := m.options()
 	if err != nil {
 		t.Fatal(err)
@@ -111,6 +114,13 @@ func TestOptionsDefaults(t *testing.T) {
 	}
 	if err := opts.check(); err != nil {
 		t.Errorf("the defaults do not pass New's check: %v", err)
+	}
+	if opts.History.Replicas != 1 || opts.History.MaxMsgsPerTopic != 0 || opts.History.MaxBytes != 0 {
+		t.Errorf("history defaults: %+v", opts.History)
+	}
+	perTopic := Module{History: &HistoryConfig{MaxMsgsPerTopic: 100}}
+	if opts, err := perTopic.options(); err != nil || opts.History.MaxMsgs != 0 || opts.History.MaxMsgsPerTopic != 100 {
+		t.Errorf("with max_msgs_per_topic alone, max_msgs bounds nothing: %+v, %v", opts.History, err)
 	}
 	core := Module{}
 	if opts, err := core.options(); err != nil || opts.History != nil || core.Storage != "" {
@@ -138,6 +148,10 @@ func TestOptionsValidation(t *testing.T) {
 		{`{"history":{},"storage":"disk"}`, `storage: "disk" is not file or memory`},
 		{`{"history":{"max_msgs":-1}}`, "history: max_msgs"},
 		{`{"history":{"max_age":-1}}`, "history: max_age"},
+		{`{"history":{"max_msgs_per_topic":-1}}`, "history: max_msgs_per_topic"},
+		{`{"history":{"max_bytes":-1}}`, "history: max_bytes"},
+		{`{"history":{"replicas":6}}`, "history: replicas must be 1 to 5"},
+		{`{"history":{"replicas":-1}}`, "history: replicas must be 1 to 5"},
 		{`{"publish_timeout":-1}`, "publish_timeout:"},
 		{`{"max_pending":-5}`, "max_pending:"},
 	} {

@@ -91,35 +91,6 @@ func checkURL(u string) error {
 	return nil
 }
 
-// history checks the history and storage options and fills in their
-// defaults.
-func (m *Module) history() (*History, error) {
-	if m.History == nil {
-		if m.Storage != "" {
-			return nil, fmt.Errorf("storage: only with history")
-		}
-		return nil, nil
-	}
-	h := m.History
-	if h.MaxMsgs < 0 {
-		return nil, fmt.Errorf("history: max_msgs must not be negative")
-	}
-	if h.MaxAge < 0 {
-		return nil, fmt.Errorf("history: max_age must not be negative")
-	}
-	if h.MaxMsgs == 0 {
-		h.MaxMsgs = DefaultHistoryMsgs
-	}
-	switch m.Storage {
-	case "":
-		m.Storage = "file"
-	case "file", "memory":
-	default:
-		return nil, fmt.Errorf("storage: %q is not file or memory", m.Storage)
-	}
-	return &History{MaxMsgs: h.MaxMsgs, MaxAge: time.Duration(h.MaxAge), Memory: m.Storage == "memory"}, nil
-}
-
 // auth checks the authentication options, at most one kind of them, and
 // returns the connection's.
 func (m *Module) auth() ([]nats.Option, error) {

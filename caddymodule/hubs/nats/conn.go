@@ -10,23 +10,36 @@ import (
 )
 
 func (h *Hub) onConnect(nc *nats.Conn) {
-	h.log.Info("connected to NATS", zap.String("url", nc.ConnectedUrlRedacted()))
+	server := nc.ConnectedServerName()
+	h.log.Info("connected to NATS", zap.String("url", nc.ConnectedUrlRedacted()), zap.String("server", server),
+		zap.String("cluster", nc.ConnectedClusterName()))
 	h.session.begin()
 	if h.connected.CompareAndSwap(false, true) {
 		h.m.connected.Inc()
 	}
+	h.onServer(server)
 	h.wake()
+	h.readyAgain()
 }
 
 func (h *Hub) onDisconnect(_ *nats.Conn, err error) {
 	h.session.end()
+	h.lostAt.Store(time.Now().UnixNano())
 	if h.closed.Load() {
 		return
 	}
-	h.log.Warn("lost NATS; publishes reach this process's subscribers and wait for NATS", zap.Error(err))
+	if h.js != nil {
+		h.log.Warn("lost NATS; publishes wait for it, and reach this process's subscribers alone if it is not back within publish_timeout",
+			zap.Error(err), zap.Duration("publish_timeout", h.opts.PublishTimeout))
+		// The run loop looks again once that time is up.
+		time.AfterFunc(h.opts.PublishTimeout, h.wake)
+	} else {
+		h.log.Warn("lost NATS; publishes reach this process's subscribers and wait for NATS", zap.Error(err))
+	}
 	if h.connected.CompareAndSwap(true, false) {
 		h.m.connected.Dec()
 	}
+	h.onServer("")
 	h.history.setEnsured(false)
 }
 
@@ -35,7 +48,24 @@ func (h *Hub) onClosed(*nats.Conn) {
 	if h.connected.CompareAndSwap(true, false) {
 		h.m.connected.Dec()
 	}
+	h.onServer("")
 	close(h.connClosed)
+}
+
+// onServer moves the hub's count in the server gauge to the server it is
+// connected to now ("" for none).
+func (h *Hub) onServer(server string) {
+	h.serverMu.Lock()
+	defer h.serverMu.Unlock()
+	if h.server == server {
+		return
+	}
+	if h.server != "" {
+		h.m.servers.WithLabelValues(h.server).Dec()
+	}
+	if h.server = server; server != "" {
+		h.m.servers.WithLabelValues(server).Inc()
+	}
 }
 
 func (h *Hub) onAsyncError(_ *nats.Conn, sub *nats.Subscription, err error) {

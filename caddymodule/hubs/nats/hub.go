@@ -1,6 +1,7 @@
 package natshub
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -19,26 +20,31 @@ import (
 // same NATS with the same subject prefix. A publish on any of them reaches
 // the subscribers of all, in publish order per topic and publisher.
 //
-// While NATS is unreachable (at start, or lost while serving), a publish
-// reaches this process's own subscribers at once and is queued, up to
-// MaxPending messages, to go to NATS in order once it is back; with the
-// queue full, Publish answers an error and the message reaches no one.
-// Other processes get the queued messages once NATS is back, and this
-// process's subscribers do not get them a second time. With history, the
-// notifications of such messages carry a position whose epoch is
-// "local-" and this hub's id: a resume from it is answered "recovered":
-// false, and a client resuming from a later position gets those messages
-// again, with their positions in the stream. Once NATS is back, this
-// process's subscribers get what other processes published meanwhile,
-// read from the history, before what follows; without history those are
-// lost, as core NATS delivers at most once.
+// With history, Publish returns once the hub holds the message: a send
+// loop sends the queue to the stream, up to 256 messages at a time
+// without waiting for each acknowledgement, and sends again, in order and
+// under the same message ids, what NATS did not acknowledge (the stream
+// stores a message sent twice once, within its two-minute duplicate
+// window). Every message reaches this process's subscribers too through
+// NATS, with its position in the stream. At most max_pending messages
+// wait for an acknowledgement; a publish finding them all taken waits up
+// to publish_timeout for room, then fails.
 //
-// With history, a publish that NATS did not acknowledge within
-// PublishTimeout (or whose connection dropped meanwhile) may be stored
-// already: it is queued and sent again under the same message id, which
-// the stream stores once (within its two-minute duplicate window), and it
-// reaches this process's subscribers through NATS, not at once. Publish
-// returns nil for it, as for any queued message.
+// While NATS is lost for less than publish_timeout (a client failing over
+// to another server of a cluster takes milliseconds), publishes wait in
+// the queue. While it is unreachable for longer, or was never reached, a
+// publish reaches this process's own subscribers at once and waits, up
+// to max_pending messages, to go to NATS in order once it is back; with
+// the queue full, Publish answers an error and the message reaches no
+// one. Other processes get the queued messages once NATS is back, and
+// this process's subscribers do not get them a second time. With
+// history, the notifications of such messages carry a position whose
+// epoch is "local-" and this hub's id: a resume from it is answered
+// "recovered": false, and a client resuming from a later position gets
+// those messages again, with their positions in the stream. Once NATS is
+// back, this process's subscribers get what other processes published
+// meanwhile, read from the history, before what follows; without history
+// those are lost, as core NATS delivers at most once.
 type Hub struct {
 	opts   Options
 	log    *zap.Logger
@@ -56,12 +62,19 @@ type Hub struct {
 	history streamState
 
 	kick       chan struct{} // wakes the run loop
+	sendKick   chan struct{} // wakes the send loop
+	ready      chan struct{} // tells the send loop that NATS takes publishes again
 	done       chan struct{} // closed by Close
 	loopDone   chan struct{}
+	sendDone   chan struct{}
+	slots      chan struct{} // one per queued message: max_pending in all
 	connClosed chan struct{}
-	session    session     // ends when the connection is lost
-	connected  atomic.Bool // as the gauge counts it
-	epochCheck atomic.Bool // see checkEpochSoon
+	session    session      // ends when the connection is lost
+	connected  atomic.Bool  // as the gauge counts it
+	epochCheck atomic.Bool  // see checkEpochSoon
+	lostAt     atomic.Int64 // when the connection was last lost, in Unix nanoseconds; 0 before the first
+	server     string       // the NATS server connected to, as the metric names it; under serverMu
+	serverMu   sync.Mutex
 	closeOnce  sync.Once
 }
 
@@ -82,10 +95,15 @@ func New(opts Options, log *zap.Logger) (*Hub, error) {
 		m:          metrics(),
 		topics:     map[string]*topic{},
 		kick:       make(chan struct{}, 1),
+		sendKick:   make(chan struct{}, 1),
+		ready:      make(chan struct{}, 1),
 		done:       make(chan struct{}),
 		loopDone:   make(chan struct{}),
+		sendDone:   make(chan struct{}),
+		slots:      make(chan struct{}, opts.MaxPending),
 		connClosed: make(chan struct{}),
 	}
+	h.window = maxUnacked
 	h.session.begin()
 	no := []nats.Option{
 		nats.Name(opts.Name),
@@ -111,7 +129,8 @@ func New(opts Options, log *zap.Logger) (*Hub, error) {
 	}
 	h.nc = nc
 	if opts.History != nil {
-		if h.js, err = jetstream.New(nc); err != nil {
+		if h.js, err = jetstream.New(nc, jetstream.WithPublishAsyncTimeout(opts.PublishTimeout),
+			jetstream.WithPublishAsyncMaxPending(2*maxUnacked)); err != nil {
 			nc.Close()
 			return nil, err
 		}
@@ -122,12 +141,17 @@ func New(opts Options, log *zap.Logger) (*Hub, error) {
 			zap.Strings("urls", opts.URLs))
 	case h.js != nil:
 		// The first subscribers get positions from the start; the run loop
-		// tries again if this fails.
+		// tries again if this fails, unless NATS refused the configuration.
 		if err := h.ensureStream(); err != nil {
+			if _, refused := errors.AsType[*StreamRefusedError](err); refused {
+				nc.Close()
+				return nil, err
+			}
 			log.Warn("could not make the hub's JetStream stream yet", zap.String("stream", h.stream), zap.Error(err))
 		}
 	}
 	go h.run()
+	go h.sendLoop()
 	h.wake()
 	return h, nil
 }
@@ -138,16 +162,20 @@ func (h *Hub) Connected() bool { return h.nc.IsConnected() }
 // KeepsHistory implements rpccore.HistoryHub.
 func (h *Hub) KeepsHistory() bool { return h.js != nil }
 
-// Close implements rpccore.Hub: it drains the NATS connection and closes
-// it. Publishes still queued for NATS are lost, and logged.
+// Close implements rpccore.Hub: it waits up to publish_timeout for the
+// publishes still queued while NATS takes them, then drains the NATS
+// connection and closes it. Publishes still queued then are lost, and
+// logged.
 func (h *Hub) Close() error {
 	h.closeOnce.Do(func() {
 		h.mu.Lock()
 		h.closed.Store(true)
 		h.topics = map[string]*topic{}
 		h.mu.Unlock()
+		h.awaitQueue(h.opts.PublishTimeout)
 		close(h.done)
 		<-h.loopDone
+		<-h.sendDone
 		if lost := h.dropQueue(); lost > 0 {
 			h.log.Error("closing the hub with publishes NATS never got", zap.Int("messages", lost))
 		}
@@ -166,6 +194,22 @@ func (h *Hub) Close() error {
 
 // Destruct implements caddy.Destructor: a pool's last holder closes the hub.
 func (h *Hub) Destruct() error { return h.Close() }
+
+// awaitQueue waits until the queue is empty, at most d, while NATS takes
+// publishes.
+func (h *Hub) awaitQueue(d time.Duration) {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) && h.up() {
+		h.pubMu.Lock()
+		n := len(h.queue)
+		h.pubMu.Unlock()
+		if n == 0 {
+			return
+		}
+		h.wakeSender()
+		time.Sleep(5 * time.Millisecond)
+	}
+}
 
 // wake makes the run loop look at the state of things.
 func (h *Hub) wake() {

@@ -16,6 +16,7 @@ type hubMetrics struct {
 	historyReads prometheus.Counter
 	gapRepairs   prometheus.Counter
 	connected    prometheus.Gauge
+	servers      *prometheus.GaugeVec
 }
 
 var (
@@ -49,13 +50,17 @@ func initCollectors() {
 		Namespace: ns, Subsystem: sub, Name: "nats_connected",
 		Help: "NATS hubs of this process that are connected to NATS (1 with one hub, when it is connected).",
 	})
+	c.servers = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Namespace: ns, Subsystem: sub, Name: "nats_server",
+		Help: "NATS hubs of this process connected to each NATS server, by the server's name.",
+	}, []string{"server"})
 }
 
 // RegisterMetrics registers the hubs' metrics on reg. Registering them
 // again (a second hub, or a reload) is not an error.
 func RegisterMetrics(reg prometheus.Registerer) error {
 	c := metrics()
-	for _, m := range []prometheus.Collector{c.messages, c.historyReads, c.gapRepairs, c.connected} {
+	for _, m := range []prometheus.Collector{c.messages, c.historyReads, c.gapRepairs, c.connected, c.servers} {
 		if err := reg.Register(m); err != nil {
 			if _, already := errors.AsType[prometheus.AlreadyRegisteredError](err); !already {
 				return err

@@ -26,11 +26,17 @@ func init() {
 // reconnects gets what it missed, or is told plainly that it cannot.
 // Every Caddy sharing the hub should configure it alike.
 //
-// NATS need not be up when Caddy starts: the hub keeps trying. While NATS
-// is unreachable, a publish reaches the subscribers of this Caddy at once
-// and waits, up to max_pending messages, to reach the others once NATS is
-// back; past that, the publish fails. With history, those notifications
-// carry a position that does not resume (its epoch begins with "local-").
+// NATS need not be up when Caddy starts: the hub keeps trying. List every
+// server of a NATS cluster in url (the client learns the others too): the
+// hub fails over to another when one is lost. While NATS is unreachable
+// for longer than publish_timeout, or was never reached, a publish
+// reaches the subscribers of this Caddy at once and waits, up to
+// max_pending messages, to reach the others once NATS is back; past that,
+// the publish fails. With history, those notifications carry a position
+// that does not resume (its epoch begins with "local-"). When NATS is
+// reachable as Caddy loads the configuration and refuses the history's
+// stream as configured (replicas above the cluster's servers, a change it
+// cannot make to an existing stream), the configuration fails to load.
 type Module struct {
 	// The NATS servers, as URLs such as nats://127.0.0.1:4222 (tls://,
 	// ws:// and wss:// too); the hub goes on to the next when one fails.
@@ -58,20 +64,25 @@ type Module struct {
 	// Connects with TLS. Without its own fields, the system's roots verify
 	// the server.
 	TLS *TLS `json:"tls,omitempty"`
-	// Keeps messages in a JetStream stream, for resuming. max_msgs and
-	// max_age bound the whole stream, every topic of the prefix together.
-	// Without it, messages go through core NATS and carry no position.
-	// Default max_msgs: 10000.
-	History *hubs.History `json:"history,omitempty"`
+	// Keeps messages in a JetStream stream, for resuming. max_msgs,
+	// max_age and max_bytes bound the whole stream, every topic of the
+	// prefix together; max_msgs_per_topic bounds each topic alone; replicas
+	// is how many servers of a NATS cluster keep it. Without it, messages
+	// go through core NATS and carry no position. Default max_msgs: 10000,
+	// unless max_msgs_per_topic is given; default replicas: 1.
+	History *HistoryConfig `json:"history,omitempty"`
 	// Where NATS keeps the history: file (it survives a restart of NATS)
 	// or memory. Only with history. Default: file.
 	Storage string `json:"storage,omitempty"`
-	// How long a publish waits for NATS to acknowledge it (with history),
-	// and a subscription for NATS to confirm it. A publish not
-	// acknowledged in time is queued to be sent again. Default: 5s.
+	// How long NATS has to acknowledge a publish (with history) before it
+	// is sent again, and to confirm a subscription; how long a publish
+	// waits for room when max_pending wait already; and how long a lost
+	// NATS may take to come back before publishes reach this Caddy's
+	// subscribers without it. Default: 5s.
 	PublishTimeout caddy.Duration `json:"publish_timeout,omitempty"`
-	// How many publishes may wait for NATS while it is unreachable; past
-	// that, a publish fails. Default: 1000.
+	// How many publishes may wait for NATS: for its acknowledgement (with
+	// history), or while it is unreachable; past that, a publish fails.
+	// Default: 1000.
 	MaxPending int `json:"max_pending,omitempty"`
 
 	hub *Hub

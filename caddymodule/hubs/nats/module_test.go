@@ -6,7 +6,6 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/caddymodule/hubs"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
 )
 
@@ -16,7 +15,7 @@ func TestModulesWithOneConfigurationShareTheirHub(t *testing.T) {
 	url := unreachableURL(t)
 	provision := func(prefix string) *Module {
 		t.Helper()
-		m := &Module{URLs: []string{url}, SubjectPrefix: prefix, History: &hubs.History{}}
+		m := &Module{URLs: []string{url}, SubjectPrefix: prefix, History: &HistoryConfig{}}
 		if err := m.Provision(ctx); err != nil {
 			t.Fatalf("Provision with NATS unreachable: %v", err)
 		}

@@ -36,8 +36,15 @@ type Options struct {
 // topic of a prefix.
 type History struct {
 	// MaxMsgs is how many of the newest messages the stream keeps, over
-	// all topics.
+	// all topics; 0 is no bound by count.
 	MaxMsgs int
+	// MaxMsgsPerTopic is how many of each topic's newest messages the
+	// stream keeps; 0 bounds no topic alone.
+	MaxMsgsPerTopic int
+	// MaxBytes bounds the stream's size; 0 is no bound.
+	MaxBytes int64
+	// Replicas is how many NATS servers keep the stream; 0 is 1.
+	Replicas int
 	// MaxAge drops messages older than this; 0 keeps them until MaxMsgs
 	// pushes them out.
 	MaxAge time.Duration
@@ -58,10 +65,12 @@ func (o *Options) check() error {
 		return errors.New("natshub: PublishTimeout must be positive")
 	case o.MaxPending <= 0:
 		return errors.New("natshub: MaxPending must be positive")
-	case o.History != nil && o.History.MaxMsgs <= 0:
-		return errors.New("natshub: History.MaxMsgs must be positive")
-	case o.History != nil && o.History.MaxAge < 0:
-		return errors.New("natshub: History.MaxAge must not be negative")
+	case o.History != nil && o.History.MaxMsgs <= 0 && o.History.MaxMsgsPerTopic <= 0:
+		return errors.New("natshub: History.MaxMsgs or History.MaxMsgsPerTopic must be positive")
+	case o.History != nil && (o.History.MaxAge < 0 || o.History.MaxMsgs < 0 || o.History.MaxBytes < 0):
+		return errors.New("natshub: History's bounds must not be negative")
+	case o.History != nil && (o.History.Replicas < 0 || o.History.Replicas > MaxReplicas):
+		return errors.New("natshub: History.Replicas must be 0 to 5")
 	}
 	return nil
 }

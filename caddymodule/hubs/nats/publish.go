@@ -4,21 +4,27 @@ import (
 	"errors"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-	"go.uber.org/zap"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
 )
 
-// publisher holds the publishes waiting for NATS.
+// publisher holds the publishes on their way to NATS: with history,
+// every one until the stream has stored it; without, those waiting for
+// NATS to be reachable.
 type publisher struct {
 	pubMu    sync.Mutex
 	queue    []outgoing
-	allLocal bool   // every queued message reached local subscribers when queued
 	counter  uint64 // numbers this hub's messages, in the order they are queued or sent
 	localSeq uint64 // offsets of the local positions
+	window   int    // how many messages the sender sends at once
+
+	// The send loop's own buffers.
+	batch   []outgoing
+	futures []jetstream.PubAckFuture
 }
 
 // outgoing is one publish on its way to NATS.
@@ -27,6 +33,7 @@ type outgoing struct {
 	payload []byte
 	n       uint64 // the message's number
 	tries   int    // refusals by JetStream so far
+	local   bool   // delivered to this process's subscribers already
 }
 
 // id is the message's Nats-Msg-Id: JetStream stores a message sent again
@@ -37,37 +44,89 @@ func (h *Hub) id(o outgoing) string { return h.node + "-" + strconv.FormatUint(o
 // it is dropped (and logged).
 const maxRefusals = 3
 
-// Publish implements rpccore.Hub. With history, it returns once the
-// stream has stored the message, or once it is queued; without, once the
-// message is on its way. Its errors are *rpccore.Error with code
-// rpccore.CodeServerError.
+// Publish implements rpccore.Hub. With history, it returns once the hub
+// holds the message: the stream stores it shortly after, and the hub
+// sends it again until it does, in order; when max_pending messages wait
+// for NATS's acknowledgement, Publish waits up to publish_timeout for
+// room. Without history, it returns once the message is on its way. Its
+// errors are *rpccore.Error with code rpccore.CodeServerError.
 func (h *Hub) Publish(topic string, payload []byte) error {
 	if h.closed.Load() {
 		return rpccore.ErrHubClosed
 	}
 	h.pubMu.Lock()
-	h.counter++
-	o := outgoing{topic: topic, payload: payload, n: h.counter}
-	if len(h.queue) > 0 || !h.up() {
-		defer h.pubMu.Unlock()
-		return h.enqueueLocked(o, !h.nc.IsConnected())
+	o := outgoing{topic: topic, payload: payload}
+	if h.js == nil && len(h.queue) == 0 && h.nc.IsConnected() {
+		h.counter++
+		o.n = h.counter
+		err := h.nc.Publish(h.opts.SubjectPrefix+".l."+EncodeTopic(topic), payload)
+		if err == nil {
+			h.pubMu.Unlock()
+			h.m.out.Inc()
+			h.deliverLocal(o)
+			return nil
+		}
+		if !notSent(err) {
+			h.pubMu.Unlock()
+			return serverError("publishing on NATS", err)
+		}
 	}
-	if h.js != nil {
-		h.pubMu.Unlock()
-		return h.publishStored(o)
+	h.pubMu.Unlock()
+	if err := h.takeSlot(); err != nil {
+		return err
 	}
-	err := h.nc.Publish(h.opts.SubjectPrefix+".l."+EncodeTopic(topic), payload)
-	if err == nil {
-		h.pubMu.Unlock()
-		h.m.out.Inc()
-		h.deliverLocal(o)
-		return nil
-	}
+	h.pubMu.Lock()
 	defer h.pubMu.Unlock()
-	if !notSent(err) {
-		return serverError("publishing on NATS", err)
+	if h.closed.Load() {
+		h.freeSlots(1)
+		return rpccore.ErrHubClosed
 	}
-	return h.enqueueLocked(o, true)
+	h.counter++
+	o.n = h.counter
+	h.enqueueLocked(o)
+	return nil
+}
+
+// takeSlot takes one of the queue's max_pending places, waiting for one,
+// in turn, up to publish_timeout while NATS is connected (it is taking
+// messages off the queue); with NATS unreachable, or after the wait, a
+// full queue is an error.
+func (h *Hub) takeSlot() error {
+	select {
+	case h.slots <- struct{}{}:
+		return nil
+	default:
+	}
+	if !h.nc.IsConnected() {
+		return h.queueFull()
+	}
+	timer := time.NewTimer(h.opts.PublishTimeout)
+	defer timer.Stop()
+	select {
+	case h.slots <- struct{}{}:
+		return nil
+	case <-timer.C:
+		return h.queueFull()
+	case <-h.done:
+		return rpccore.ErrHubClosed
+	}
+}
+
+// freeSlots gives back n places of the queue.
+func (h *Hub) freeSlots(n int) {
+	for range n {
+		<-h.slots
+	}
+}
+
+// queueFull is Publish's error when max_pending messages wait already.
+func (h *Hub) queueFull() error {
+	max := strconv.Itoa(h.opts.MaxPending)
+	if h.nc.IsConnected() {
+		return serverError("publishing on NATS", errors.New("max_pending ("+max+
+			") publishes wait for NATS's acknowledgement: this message was not published"))
+	}
+	return unreachable("max_pending (" + max + ") publishes already wait for it: this message was not published")
 }
 
 // up reports whether publishes may go to NATS now.
@@ -78,7 +137,8 @@ func (h *Hub) up() bool {
 // notSent reports whether err means the NATS client did not send the
 // message, for want of a connection.
 func notSent(err error) bool {
-	return errors.Is(err, nats.ErrReconnectBufExceeded) || errors.Is(err, nats.ErrConnectionReconnecting)
+	return errors.Is(err, nats.ErrReconnectBufExceeded) || errors.Is(err, nats.ErrConnectionReconnecting) ||
+		errors.Is(err, nats.ErrConnectionClosed)
 }
 
 // refused reports whether err is NATS refusing the message itself, which
@@ -91,69 +151,21 @@ func refused(err error) bool {
 	return errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeStreamMessageExceedsMaximum
 }
 
-// publishStored publishes o to the stream and waits for its
-// acknowledgement; without one, o is queued to be sent again.
-func (h *Hub) publishStored(o outgoing) error {
-	err := h.sendStored(o)
-	if err == nil {
-		return nil
-	}
-	if refused(err) {
-		return serverError("publishing on NATS", err)
-	}
-	h.log.Warn("NATS did not acknowledge a publish; it is queued to be sent again", zap.String("topic", o.topic), zap.Error(err))
-	h.pubMu.Lock()
-	defer h.pubMu.Unlock()
-	// A message that may have reached the stream is not delivered here
-	// now: it comes back through NATS.
-	return h.enqueueLocked(o, notSent(err) && !h.nc.IsConnected())
-}
-
-// sendStored publishes o to the stream and waits for its acknowledgement.
-func (h *Hub) sendStored(o outgoing) error {
-	ctx, cancel := h.session.wait(h.opts.PublishTimeout)
-	defer cancel()
-	msg := &nats.Msg{
-		Subject: h.opts.SubjectPrefix + ".h." + EncodeTopic(o.topic),
-		Header:  nats.Header{jetstream.MsgIDHeader: []string{h.id(o)}},
-		Data:    o.payload,
-	}
-	_, err := h.js.PublishMsg(ctx, msg, jetstream.WithRetryAttempts(0))
-	if err == nil {
-		h.m.out.Inc()
-	} else if errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, nats.ErrNoResponders) {
-		h.history.setEnsured(false) // make the stream again
-		h.wake()
-	}
-	return err
-}
-
-// enqueueLocked queues o for NATS, delivering it to local subscribers at
-// once when local is set (NATS is unreachable) and every message ahead of
-// it was too, so that they get each publisher's messages in order.
-// Called with pubMu held.
-func (h *Hub) enqueueLocked(o outgoing, local bool) error {
-	if h.closed.Load() {
-		return rpccore.ErrHubClosed
-	}
-	if len(h.queue) >= h.opts.MaxPending {
-		return unreachable("max_pending (" + strconv.Itoa(h.opts.MaxPending) +
-			") publishes already wait for it: this message was not published")
-	}
-	if len(h.queue) == 0 {
-		h.allLocal = true
-	}
-	if h.js == nil {
-		local = true // this process gets no echo of its own messages
-	}
-	local = local && h.allLocal
-	h.allLocal = local
+// enqueueLocked queues o for NATS and wakes the sender. Without history,
+// o reaches this process's subscribers at once (NATS does not echo a
+// process's own messages). With history, it reaches them through NATS,
+// with its position in the stream, unless this process delivers alone
+// (see deliversAlone) and every message queued before it was delivered
+// here too, so that they get each publisher's messages in order. Called
+// with pubMu held.
+func (h *Hub) enqueueLocked(o outgoing) {
+	last := len(h.queue) - 1
+	o.local = h.js == nil || (h.deliversAlone() && (last < 0 || h.queue[last].local))
 	h.queue = append(h.queue, o)
-	if local {
+	if o.local {
 		h.deliverLocal(o)
 	}
-	h.wake()
-	return nil
+	h.wakeSender()
 }
 
 // deliverLocal hands o to this process's subscribers of its topic. With
@@ -178,53 +190,13 @@ func (h *Hub) deliverLocal(o outgoing) {
 	h.fanout(t, rpccore.NewMessage(o.payload, rpccore.Position{Epoch: "local-" + h.node, Offset: h.localSeq}))
 }
 
-// flushQueue sends the queued messages, in order, while NATS takes them.
-func (h *Hub) flushQueue() error {
-	for {
-		h.pubMu.Lock()
-		if len(h.queue) == 0 || !h.up() {
-			h.pubMu.Unlock()
-			return nil
-		}
-		o := h.queue[0]
-		var err error
-		if h.js == nil {
-			if err = h.nc.Publish(h.opts.SubjectPrefix+".l."+EncodeTopic(o.topic), o.payload); err == nil {
-				h.m.out.Inc()
-			}
-		} else {
-			h.pubMu.Unlock() // only this loop takes messages off the queue
-			err = h.sendStored(o)
-			h.pubMu.Lock()
-		}
-		drop := err != nil && refused(err)
-		if drop {
-			if h.queue[0].tries++; h.queue[0].tries < maxRefusals {
-				drop = false
-			} else {
-				h.log.Error("NATS refused a queued publish; it is dropped", zap.String("topic", o.topic), zap.Error(err))
-			}
-		}
-		if err == nil || drop {
-			h.queue[0] = outgoing{}
-			h.queue = h.queue[1:]
-			if len(h.queue) == 0 {
-				h.queue = nil
-			}
-		}
-		h.pubMu.Unlock()
-		if err != nil && !drop {
-			return err
-		}
-	}
-}
-
 // dropQueue empties the queue and returns how many it held.
 func (h *Hub) dropQueue() int {
 	h.pubMu.Lock()
 	defer h.pubMu.Unlock()
 	n := len(h.queue)
 	h.queue = nil
+	h.freeSlots(n)
 	return n
 }
 

@@ -6,13 +6,15 @@ import (
 	"go.uber.org/zap"
 )
 
-// retryWait is how long the run loop waits before trying again what
-// failed: making the stream, sending the queue, repairing a topic.
+// retryWait is how long the run and send loops wait before trying again
+// what failed: making the stream, sending the queue, repairing a topic.
 const retryWait = time.Second
 
-// run is the hub's one background goroutine. Woken by a connect, a queued
-// publish or a failure, it makes (or checks) the stream, adopts its epoch,
-// reads what topics missed, and sends the queue to NATS.
+// run is the hub's background goroutine beside the send loop. Woken by a
+// connect, a lost connection or a failure, it makes (or checks) the
+// stream, adopts its epoch and reads what topics missed; once NATS takes
+// publishes it wakes the send loop; while this process delivers alone it
+// hands its subscribers what waits in the queue.
 func (h *Hub) run() {
 	defer close(h.loopDone)
 	retry := time.NewTimer(time.Hour)
@@ -25,6 +27,9 @@ func (h *Hub) run() {
 			return
 		case <-h.kick:
 		case <-retry.C:
+		}
+		if h.js != nil && h.deliversAlone() {
+			h.promoteQueue()
 		}
 		if !h.nc.IsConnected() {
 			continue
@@ -50,9 +55,9 @@ func (h *Hub) run() {
 				failed = true
 			}
 		}
-		err := h.flushQueue()
-		complaints.say(h.log, "queue", err, "could not send queued publishes to NATS; trying again")
-		failed = failed || err != nil
+		if h.up() {
+			h.readyAgain()
+		}
 		if failed {
 			retry.Reset(retryWait)
 		}
@@ -75,7 +80,9 @@ func (h *Hub) flush() error {
 }
 
 // ensureStream makes the stream, or brings its configuration up to date,
-// once NATS has this process's subscriptions; then adopts its state.
+// once NATS has this process's subscriptions; then adopts its state. When
+// NATS refuses the configuration the error is a *StreamRefusedError, and
+// the hub does not use the stream as it is.
 func (h *Hub) ensureStream() error {
 	if err := h.flush(); err != nil {
 		return err
@@ -84,12 +91,7 @@ func (h *Hub) ensureStream() error {
 	defer cancel()
 	s, err := h.js.CreateOrUpdateStream(ctx, h.streamConfig())
 	if err != nil {
-		existing, lookErr := h.js.Stream(ctx, h.stream)
-		if lookErr != nil {
-			return err
-		}
-		h.log.Error("could not update the hub's stream; using it as it is", zap.String("stream", h.stream), zap.Error(err))
-		s = existing
+		return h.streamRefused(err)
 	}
 	h.adopt(epochOf(s.CachedInfo()), s.CachedInfo().State.LastSeq)
 	h.history.setEnsured(true)
