@@ -1,22 +1,24 @@
 package policy
 
-// ratelimitreport.go encodes the reports that nodes sharing a rate limit
-// zone send each other: which node, when, the message's sequence number
-// among that node's, and the events it spent per key since its last
-// report. The encoding is binary and versioned:
+// ratelimitreport.go encodes the messages that nodes sharing a rate limit
+// zone send each other. A report says which node, when, the message's
+// number among that node's, and the events it spent per key since its
+// last report; an ask names the node asking and, per node, the number
+// after which it wants that node's reports again. The encoding is binary
+// and versioned:
 //
-//	'R' 2  uvarint len(node) node  varint sent (Unix nanoseconds)  uvarint seq
-//	then per key: uvarint len(key) key  uvarint events
+//	report: 'R' 2  uvarint len(node) node  varint sent (Unix nanoseconds)  uvarint seq
+//	        then per key: uvarint len(key) key  uvarint events
+//	ask:    'A' 2  uvarint len(node) node  byte all
+//	        then per node asked: uvarint len(node) node  uvarint after
 //
 // A long report is cut into several messages, each under maxReportBytes
-// and with a sequence number of its own. A node sends a message that NATS
-// did not confirm again as it was, so a receiver may get one twice:
-// seenReports keeps, per node, the last sequence number counted.
+// and with a number of its own. A node may get a report twice (one sent
+// again, or asked for again): seenReports counts each once.
 
 import (
 	"encoding/binary"
 	"errors"
-	"sync"
 )
 
 // maxReportBytes bounds one report message (NATS refuses messages over its
@@ -25,6 +27,12 @@ const maxReportBytes = 256 << 10
 
 // reportVersion is the encoding's version, the second byte of a message.
 const reportVersion = 2
+
+// The first byte of a message: what it is.
+const (
+	kindReport = 'R'
+	kindAsk    = 'A'
+)
 
 // report is a decoded report message.
 type report struct {
@@ -44,17 +52,20 @@ type reportedKey struct {
 // them.
 type reportWriter struct {
 	head []byte   // the header every message of the report begins with
-	msgs [][]byte // the messages so far, the last one open
-	seq  uint64   // the last message's sequence number
+	msgs []outMsg // the messages so far, the last one open
+	sent int64    // when the report was made
+	seq  uint64   // the last message's number
 }
 
-// begin starts a report of node sent at sent. The messages of the last
-// report are not reused: they may still wait to be sent again.
+// begin starts a report of node sent at sent (Unix nanoseconds). The
+// messages of the last report are not reused: they may wait to be sent
+// again.
 func (w *reportWriter) begin(node string, sent int64) {
-	w.head = append(w.head[:0], 'R', reportVersion)
+	w.head = append(w.head[:0], kindReport, reportVersion)
 	w.head = binary.AppendUvarint(w.head, uint64(len(node)))
 	w.head = append(w.head, node...)
 	w.head = binary.AppendVarint(w.head, sent)
+	w.sent = sent
 	clear(w.msgs)
 	w.msgs = w.msgs[:0]
 }
@@ -62,24 +73,25 @@ func (w *reportWriter) begin(node string, sent int64) {
 // add adds events spent on key.
 func (w *reportWriter) add(key string, events int64) {
 	n := len(w.msgs)
-	if n == 0 || len(w.msgs[n-1])+len(key)+2*binary.MaxVarintLen64 > maxReportBytes {
+	if n == 0 || len(w.msgs[n-1].msg)+len(key)+2*binary.MaxVarintLen64 > maxReportBytes {
 		w.seq++
 		m := append(make([]byte, 0, len(w.head)+binary.MaxVarintLen64), w.head...)
-		w.msgs = append(w.msgs, binary.AppendUvarint(m, w.seq))
+		w.msgs = append(w.msgs, outMsg{msg: binary.AppendUvarint(m, w.seq), seq: w.seq, sent: w.sent})
 		n++
 	}
-	m := binary.AppendUvarint(w.msgs[n-1], uint64(len(key)))
+	m := binary.AppendUvarint(w.msgs[n-1].msg, uint64(len(key)))
 	m = append(m, key...)
-	w.msgs[n-1] = binary.AppendUvarint(m, uint64(events))
+	w.msgs[n-1].msg = binary.AppendUvarint(m, uint64(events))
 }
 
-// errBadReport is what decodeReport answers for bytes no node encoded.
-var errBadReport = errors.New("not a rate limit report")
+// errBadReport is what decodeReport and decodeAsk answer for bytes no node
+// encoded.
+var errBadReport = errors.New("not a rate limit report or ask")
 
 // decodeReport decodes a message; the keys are copies.
 func decodeReport(b []byte) (report, error) {
 	var r report
-	if len(b) < 2 || b[0] != 'R' || b[1] != reportVersion {
+	if len(b) < 2 || b[0] != kindReport || b[1] != reportVersion {
 		return r, errBadReport
 	}
 	b = b[2:]
@@ -113,6 +125,65 @@ func decodeReport(b []byte) (report, error) {
 	return r, nil
 }
 
+// ask is a decoded ask: node wants the reports of each node of after again,
+// those numbered past its number; with all, every node not named sends
+// again every report it still keeps.
+type ask struct {
+	node  string
+	all   bool
+	after []nodeAfter
+}
+
+// nodeAfter is a node and one of its reports' numbers.
+type nodeAfter struct {
+	node  string
+	after uint64
+}
+
+// appendAsk appends the encoding of a to dst.
+func appendAsk(dst []byte, a ask) []byte {
+	dst = append(dst, kindAsk, reportVersion)
+	dst = binary.AppendUvarint(dst, uint64(len(a.node)))
+	dst = append(dst, a.node...)
+	all := byte(0)
+	if a.all {
+		all = 1
+	}
+	dst = append(dst, all)
+	for _, n := range a.after {
+		dst = binary.AppendUvarint(dst, uint64(len(n.node)))
+		dst = append(dst, n.node...)
+		dst = binary.AppendUvarint(dst, n.after)
+	}
+	return dst
+}
+
+// decodeAsk decodes an ask.
+func decodeAsk(b []byte) (ask, error) {
+	var a ask
+	if len(b) < 2 || b[0] != kindAsk || b[1] != reportVersion {
+		return a, errBadReport
+	}
+	node, b, ok := readBytes(b[2:])
+	if !ok || len(b) == 0 || b[0] > 1 {
+		return a, errBadReport
+	}
+	a.node, a.all, b = string(node), b[0] == 1, b[1:]
+	for len(b) > 0 {
+		var name []byte
+		if name, b, ok = readBytes(b); !ok {
+			return a, errBadReport
+		}
+		after, n := binary.Uvarint(b)
+		if n <= 0 {
+			return a, errBadReport
+		}
+		b = b[n:]
+		a.after = append(a.after, nodeAfter{node: string(name), after: after})
+	}
+	return a, nil
+}
+
 // readBytes reads a length-prefixed byte string off b.
 func readBytes(b []byte) (s, rest []byte, ok bool) {
 	l, n := binary.Uvarint(b)
@@ -120,45 +191,4 @@ func readBytes(b []byte) (s, rest []byte, ok bool) {
 		return nil, nil, false
 	}
 	return b[n : n+int(l)], b[n+int(l):], true
-}
-
-// seenReports is what a receiver knows of the messages it counted: per
-// node, the last sequence number and when that message was sent. A node
-// sends its messages in order, and a message again only before any later
-// one, so a message numbered at most the last counted is a copy.
-type seenReports struct {
-	mu     sync.Mutex
-	last   map[string]seenReport
-	pruned int64 // when nodes silent for a window were last forgotten
-}
-
-// seenReport is the last message counted of one node.
-type seenReport struct {
-	seq  uint64
-	sent int64
-}
-
-// first reports whether r is the first copy of its message to come, and
-// notes it. Nodes whose last message is older than window (at now, Unix
-// nanoseconds) are forgotten, once a window at most: a copy of one of
-// their messages is older still, and dropped for its age.
-func (s *seenReports) first(r *report, now, window int64) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if now-s.pruned > window {
-		for node, last := range s.last {
-			if now-last.sent > window {
-				delete(s.last, node)
-			}
-		}
-		s.pruned = now
-	}
-	if last, ok := s.last[r.node]; ok && r.seq <= last.seq {
-		return false
-	}
-	if s.last == nil {
-		s.last = make(map[string]seenReport)
-	}
-	s.last[r.node] = seenReport{seq: r.seq, sent: r.sent}
-	return true
 }

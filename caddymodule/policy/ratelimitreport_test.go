@@ -1,8 +1,8 @@
 package policy
 
 import (
+	"slices"
 	"testing"
-	"time"
 )
 
 func TestReportEncoding(t *testing.T) {
@@ -18,11 +18,11 @@ func TestReportEncoding(t *testing.T) {
 	}
 	var keys []reportedKey
 	for i, m := range w.msgs {
-		if len(m) > maxReportBytes {
-			t.Fatalf("a message of %d bytes", len(m))
+		if len(m.msg) > maxReportBytes {
+			t.Fatalf("a message of %d bytes", len(m.msg))
 		}
-		r, err := decodeReport(m)
-		if err != nil || r.node != "node-1" || r.sent != 12345 || r.seq != uint64(i+1) {
+		r, err := decodeReport(m.msg)
+		if err != nil || r.node != "node-1" || r.sent != 12345 || r.seq != uint64(i+1) || m.seq != r.seq || m.sent != r.sent {
 			t.Fatalf("decoded %q %d #%d: %v, want message %d", r.node, r.sent, r.seq, err, i+1)
 		}
 		keys = append(keys, r.keys...)
@@ -40,38 +40,31 @@ func TestReportEncoding(t *testing.T) {
 	n := len(w.msgs)
 	w.begin("node-1", 12346)
 	w.add("a", 1)
-	if r, err := decodeReport(w.msgs[0]); err != nil || r.seq != uint64(n+1) {
+	if r, err := decodeReport(w.msgs[0].msg); err != nil || r.seq != uint64(n+1) {
 		t.Fatalf("the next report's message is number %d (%v), want %d", r.seq, err, n+1)
 	}
 	for _, bad := range [][]byte{nil, []byte("R"), []byte("R\x02"), []byte("R\x02\x05ab"), []byte("R\x01\x01a\x02\x01"),
-		[]byte("R\x02\x01a\x02\x00"), append(w.msgs[0][:len(w.msgs[0])-1:len(w.msgs[0])-1], 0)} {
+		[]byte("R\x02\x01a\x02\x00"), append(w.msgs[0].msg[:len(w.msgs[0].msg)-1:len(w.msgs[0].msg)-1], 0)} {
 		if _, err := decodeReport(bad); err == nil {
 			t.Errorf("decoded %q", bad)
 		}
 	}
 }
 
-func TestSeenReportsCountsEachMessageOnce(t *testing.T) {
-	var s seenReports
-	window := int64(time.Minute)
-	now := time.Now().UnixNano()
-	msg := func(node string, seq uint64) *report { return &report{node: node, seq: seq, sent: now} }
-	for _, tt := range []struct {
-		node  string
-		seq   uint64
-		first bool
-	}{
-		{"x", 1, true}, {"x", 2, true}, {"x", 2, false}, {"x", 1, false}, {"y", 1, true},
-		{"x", 3, true}, {"x", 3, false}, {"x", 5, true}, {"x", 4, false}, {"y", 2, true},
+func TestAskEncoding(t *testing.T) {
+	for _, a := range []ask{
+		{node: "me", all: true},
+		{node: "me", after: []nodeAfter{{"x", 7}, {"", 0}, {"y", 1 << 40}}},
 	} {
-		if got := s.first(msg(tt.node, tt.seq), now, window); got != tt.first {
-			t.Errorf("message %d of %s: first %v, want %v", tt.seq, tt.node, got, tt.first)
+		got, err := decodeAsk(appendAsk(nil, a))
+		if err != nil || got.node != a.node || got.all != a.all || !slices.Equal(got.after, a.after) {
+			t.Errorf("ask %+v decoded as %+v, %v", a, got, err)
 		}
 	}
-	// A window on, with nothing heard from x or y, both are forgotten.
-	later := now + window + 1
-	s.first(&report{node: "z", seq: 1, sent: later}, later, window)
-	if len(s.last) != 1 {
-		t.Fatalf("%d nodes kept a window after x and y fell silent, want 1", len(s.last))
+	for _, bad := range []string{"", "A", "A\x02", "A\x02\x02me", "A\x02\x02me\x02", "A\x02\x02me\x00\x01x", "A\x02\x02me\x00\x05x\x01",
+		"R\x02\x02me\x00"} {
+		if _, err := decodeAsk([]byte(bad)); err == nil {
+			t.Errorf("decoded %q as an ask", bad)
+		}
 	}
 }

@@ -4,10 +4,13 @@ package policy
 // hub: each node decides every call from its own local store, reports
 // what it spent per key every sync interval in one message per zone, and
 // counts into its store what the others report. No call waits on NATS. A
-// report NATS did not confirm is sent again, as it was, before anything
-// newer; the receivers count each message once.
+// report the hub did not confirm is sent again, as it was, before anything
+// newer; a node that missed reports (a gap in a node's numbers, or its
+// hub back on NATS after losing it) asks for them again; the receivers
+// count each message once.
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,14 +32,16 @@ const MinRateLimitSyncInterval = 10 * time.Millisecond
 // that share it, as the NATS hub (natshub.Hub) does: an endpoint whose
 // hub is one shares its rate limit zones through it.
 type LimitSharer interface {
-	// ShareLimits subscribes receive to the reports the other nodes send
-	// about zone, and returns publish, which sends one to them and returns
-	// nil once the hub knows that it went out (for NATS: the server it
-	// reached confirmed it), and stop, which ends the subscription. An
-	// error from publish leaves it unknown whether the report went out:
-	// the caller sends it again, and receivers drop what they already
-	// counted. Reports are opaque bytes to the hub.
-	ShareLimits(zone string, receive func(report []byte)) (publish func(report []byte) error, stop func(), err error)
+	// ShareLimits subscribes receive to the messages the other nodes send
+	// about zone, and calls rejoined each time the hub is back on NATS
+	// after losing it (it may have missed messages meanwhile). It returns
+	// publish, which sends a message to the others and returns nil once
+	// the hub knows that it went out (for NATS: the server it reached
+	// confirmed it), and stop, which ends the subscription. An error from
+	// publish leaves it unknown whether the message went out: the caller
+	// sends it again, and receivers drop what they already counted.
+	// Messages are opaque bytes to the hub.
+	ShareLimits(zone string, receive func(msg []byte), rejoined func()) (publish func(msg []byte) error, stop func(), err error)
 }
 
 // sharing is how the zones of an endpoint share their counts.
@@ -58,18 +63,20 @@ func (s *sharing) syncInterval(window time.Duration) time.Duration {
 // report, and reports its own.
 type sharedStore struct {
 	*localStore
-	zone    string
-	node    string // this store's id in its reports
-	window  int64  // nanoseconds: older reports are dropped
-	publish func([]byte) error
-	stop    func()
-	log     *zap.Logger
-	failing atomic.Bool // whether the last report failed
-	w       reportWriter
-	unsent  []unsentReport // messages not confirmed sent, oldest first; only report touches them
-	seen    seenReports
-	done    chan struct{}
-	wg      sync.WaitGroup
+	zone     string
+	node     string        // this store's id in its messages
+	window   int64         // nanoseconds: older reports are dropped
+	interval time.Duration // how often it reports
+	publish  func([]byte) error
+	stop     func()
+	log      *zap.Logger
+	failing  atomic.Bool // whether the last report failed
+	w        reportWriter
+	out      reportOutbox
+	seen     seenReports
+	askAll   atomic.Bool // whether to ask every node for what this one missed
+	done     chan struct{}
+	wg       sync.WaitGroup
 }
 
 // newSharedStore returns a store that shares local's counts of zone
@@ -81,6 +88,7 @@ func newSharedStore(local *localStore, zone string, window time.Duration, s *sha
 		zone:       zone,
 		node:       nuid.Next(),
 		window:     int64(window),
+		interval:   s.syncInterval(window),
 		log:        s.log,
 		done:       make(chan struct{}),
 	}
@@ -88,18 +96,18 @@ func newSharedStore(local *localStore, zone string, window time.Duration, s *sha
 		st.log = zap.NewNop()
 	}
 	var err error
-	if st.publish, st.stop, err = s.hub.ShareLimits(zone, st.receive); err != nil {
+	if st.publish, st.stop, err = s.hub.ShareLimits(zone, st.receive, st.rejoined); err != nil {
 		return nil, err
 	}
 	st.wg.Add(1)
-	go st.run(s.syncInterval(window))
+	go st.run()
 	return st, nil
 }
 
 // run reports every interval until Destruct.
-func (st *sharedStore) run(interval time.Duration) {
+func (st *sharedStore) run() {
 	defer st.wg.Done()
-	t := time.NewTicker(interval)
+	t := time.NewTicker(st.interval)
 	defer t.Stop()
 	for {
 		select {
@@ -113,53 +121,63 @@ func (st *sharedStore) run(interval time.Duration) {
 
 // report sends what this node spent per key since the last report, and
 // returns whether it sent anything, or why it could not. First it sends
-// again, as they were, the messages of earlier reports that the hub did
-// not confirm; while any is left, the events spent since wait in the
-// counters, so a report of them comes after. Messages older than a window
-// are dropped unsent: receivers would drop them for their age.
+// what waits in the outbox: the messages others asked for again, then
+// those the hub did not confirm, as they were; while any is left, the
+// events spent since wait in the counters, so that a report of them comes
+// after. Last it asks for the messages this node missed. Messages older
+// than a window are dropped unsent: receivers would drop them for their
+// age.
 func (st *sharedStore) report() (sent bool, err error) {
-	sent, err = st.resend()
+	now := time.Now().UnixNano()
+	sent, err = st.out.send(st.publish, now-st.window)
 	if err != nil {
 		return sent, err
 	}
-	now := time.Now().UnixNano()
 	st.w.begin(st.node, now)
 	st.drain(st.w.add)
 	for i, m := range st.w.msgs {
-		if err = st.publish(m); err != nil {
-			for _, m := range st.w.msgs[i:] {
-				st.unsent = append(st.unsent, unsentReport{msg: m, sent: now})
-			}
+		if err = st.publish(m.msg); err != nil {
+			st.out.add(st.w.msgs[i:]...)
 			return sent || i > 0, err
 		}
+		st.out.keep(m)
 	}
-	return sent || len(st.w.msgs) > 0, nil
+	return sent || len(st.w.msgs) > 0, st.ask(now)
 }
 
-// resend sends the unconfirmed messages of earlier reports, oldest first,
-// until one fails.
-func (st *sharedStore) resend() (sent bool, err error) {
-	oldest := time.Now().UnixNano() - st.window
-	for len(st.unsent) > 0 {
-		if u := st.unsent[0]; u.sent >= oldest {
-			if err = st.publish(u.msg); err != nil {
-				return sent, err
-			}
-			sent = true
+// ask asks the other nodes for the messages this one missed: after its
+// hub is back on NATS, each node's since the last this one counted of
+// it, and every message of those it never heard of; otherwise, those
+// missing where a node's numbers have a gap. A gap asked for and still
+// open after giveUpAfter is given up on.
+func (st *sharedStore) ask(now int64) error {
+	gaps := st.seen.gaps(now, now-int64(max(4*st.interval, giveUpAfter)))
+	all := st.askAll.Swap(false)
+	if all {
+		gaps = st.seen.known()
+	}
+	if !all && len(gaps) == 0 {
+		return nil
+	}
+	if err := st.publish(appendAsk(nil, ask{node: st.node, all: all, after: gaps})); err != nil {
+		if all {
+			st.askAll.Store(true)
+		} else {
+			st.seen.unask(gaps)
 		}
-		st.unsent[0] = unsentReport{}
-		st.unsent = st.unsent[1:]
+		return err
 	}
-	st.unsent = nil
-	return sent, nil
+	return nil
 }
 
-// unsentReport is a message that the hub did not confirm sent, and when
-// its report was made (Unix nanoseconds).
-type unsentReport struct {
-	msg  []byte
-	sent int64
-}
+// giveUpAfter is the least a node waits for the messages it asked for
+// before it gives up on them; it waits four sync intervals when that is
+// longer.
+const giveUpAfter = time.Second
+
+// rejoined has the next report ask every node for what this one missed:
+// its hub is back on NATS after losing it.
+func (st *sharedStore) rejoined() { st.askAll.Store(true) }
 
 // logReport logs the first report that failed, and the first that got
 // through after.
@@ -173,10 +191,15 @@ func (st *sharedStore) logReport(sent bool, err error) {
 	}
 }
 
-// receive counts the events of another node's report, unless the report
-// is older than a window by this node's clock, or a copy of a message
-// counted already.
+// receive handles another node's message: it counts the events of a
+// report, unless the report is older than a window by this node's clock,
+// or a copy of a message counted already; it queues again the messages an
+// ask wants of this node.
 func (st *sharedStore) receive(b []byte) {
+	if len(b) > 0 && b[0] == kindAsk {
+		st.answer(b)
+		return
+	}
 	r, err := decodeReport(b)
 	if err != nil {
 		st.log.Debug("dropping a malformed rate limit report", zap.String("zone", st.zone), zap.Error(err))
@@ -192,9 +215,28 @@ func (st *sharedStore) receive(b []byte) {
 	}
 }
 
+// answer queues again the messages that an ask wants of this node.
+func (st *sharedStore) answer(b []byte) {
+	a, err := decodeAsk(b)
+	if err != nil {
+		st.log.Debug("dropping a malformed rate limit ask", zap.String("zone", st.zone), zap.Error(err))
+		return
+	}
+	if a.node == st.node {
+		return
+	}
+	i := slices.IndexFunc(a.after, func(n nodeAfter) bool { return n.node == st.node })
+	switch {
+	case i >= 0:
+		st.out.askedAfter(a.after[i].after, time.Now().UnixNano()-st.window)
+	case a.all:
+		st.out.askedAfter(0, time.Now().UnixNano()-st.window)
+	}
+}
+
 // Destruct implements caddy.Destructor: it stops reporting, sends what is
-// left (unconfirmed messages first) if the hub still can, and leaves the
-// hub.
+// left (what waits in the outbox first) if the hub still can, and leaves
+// the hub.
 func (st *sharedStore) Destruct() error {
 	close(st.done)
 	st.wg.Wait()

@@ -24,10 +24,15 @@ type fakeBus struct {
 	tried    [][]byte    // every report published, in order, whether it went or not
 }
 
-type fakeSub struct{ receive func([]byte) }
+// fakeSub is one store's subscription to the bus.
+type fakeSub struct {
+	receive  func([]byte)
+	rejoined func()
+	away     atomic.Bool // the store misses what the others publish, as while it moves to another NATS server
+}
 
-func (b *fakeBus) ShareLimits(zone string, receive func([]byte)) (func([]byte) error, func(), error) {
-	s := &fakeSub{receive: receive}
+func (b *fakeBus) ShareLimits(zone string, receive func([]byte), rejoined func()) (func([]byte) error, func(), error) {
+	s := &fakeSub{receive: receive, rejoined: rejoined}
 	b.mu.Lock()
 	if b.subs == nil {
 		b.subs = map[string][]*fakeSub{}
@@ -46,7 +51,7 @@ func (b *fakeBus) ShareLimits(zone string, receive func([]byte)) (func([]byte) e
 		b.sent = append(b.sent, append([]byte(nil), report...))
 		b.mu.Unlock()
 		for _, o := range others {
-			if o != s {
+			if o != s && !o.away.Load() {
 				o.receive(append([]byte(nil), report...))
 			}
 		}
@@ -67,6 +72,13 @@ func (b *fakeBus) ShareLimits(zone string, receive func([]byte)) (func([]byte) e
 		}
 	}
 	return publish, stop, nil
+}
+
+// sub returns the i-th subscription to zone z: the i-th store made.
+func (b *fakeBus) sub(i int) *fakeSub {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.subs["z"][i]
 }
 
 // sharedPair returns two nodes sharing a zone of events per window, that
@@ -168,10 +180,10 @@ func TestSharedZoneDropsStaleAndOwnReports(t *testing.T) {
 	var w reportWriter
 	w.begin("elsewhere", time.Now().Add(-2*time.Minute).UnixNano())
 	w.add("k", 10)
-	b.receive(w.msgs[0])
+	b.receive(w.msgs[0].msg)
 	w.begin(b.node, time.Now().UnixNano())
 	w.add("k", 10)
-	b.receive(w.msgs[0])
+	b.receive(w.msgs[0].msg)
 	b.receive([]byte("garbage"))
 	if got := takeN(b, "k", 10); got != 10 {
 		t.Fatalf("after a stale report, its own and garbage, node b admitted %d of 10", got)
@@ -250,7 +262,7 @@ func TestSharedZoneRefundsAndOverspending(t *testing.T) {
 	w.begin("elsewhere", time.Now().UnixNano())
 	w.add("big", 1<<30)
 	w.add("big", 1<<30)
-	b.receive(w.msgs[0])
+	b.receive(w.msgs[0].msg)
 	bc := b.acquire("big").(*localCounter)
 	defer bc.release()
 	if ahead := bc.tat.Load() - MonoNow(); ahead > int64(2*time.Hour) || ahead < int64(time.Hour) {
@@ -404,5 +416,96 @@ func TestSharedZoneDropsUnsentReportsAWindowOld(t *testing.T) {
 	}
 	if got := takeN(b, "k", 10); got != 10 {
 		t.Fatalf("node b admitted %d of 10", got)
+	}
+}
+
+func TestSharedZoneAsksForTheReportsItMissed(t *testing.T) {
+	bus := new(fakeBus)
+	a, b := sharedPair(t, bus, 20, time.Hour, time.Hour, nil)
+	bus.sub(1).away.Store(true) // node b misses a's first report
+	takeN(a, "k", 5)
+	if sent, err := a.report(); !sent || err != nil {
+		t.Fatalf("a's first report: sent %v, %v", sent, err)
+	}
+	bus.sub(1).away.Store(false)
+	takeN(a, "k", 1)
+	a.report() // number 2: b sees number 1 is missing
+	b.report() // and asks a for it
+	a.report() // which sends it again
+	if got := takeN(b, "k", 20); got != 14 {
+		t.Fatalf("node b admitted %d of k after a spent 6 of 20, want 14", got)
+	}
+	a.report()
+	b.report()
+	if n := len(bus.sent); n != 6 {
+		t.Fatalf("%d messages went, want 6: a's 2 reports, b's ask, a's 2 reports again (all after the gap), b's report", n)
+	}
+}
+
+func TestSharedZoneAsksEveryNodeAgainOnceBackOnTheHub(t *testing.T) {
+	bus := new(fakeBus)
+	a, b := sharedPair(t, bus, 20, time.Hour, time.Hour, nil)
+	takeN(a, "k", 2)
+	a.report()
+	bus.sub(1).away.Store(true) // node b misses a's last reports, and a says nothing after
+	takeN(a, "k", 3)
+	a.report()
+	takeN(a, "j", 4)
+	a.report()
+	bus.sub(1).away.Store(false)
+	bus.sub(1).rejoined()
+	b.report() // asks every node for what b missed
+	a.report() // a sends its last two reports again
+	if got := takeN(b, "k", 20); got != 15 {
+		t.Fatalf("node b admitted %d of k after a spent 5 of 20, want 15", got)
+	}
+	if got := takeN(b, "j", 20); got != 16 {
+		t.Fatalf("node b admitted %d of j after a spent 4 of 20, want 16", got)
+	}
+	// An ask for every node's reports, of a node that counted none of a's:
+	// a sends all it keeps, and b counts none twice.
+	c, err := newSharedStore(newLocalStore(20, time.Hour, 1000), "z", time.Hour, &sharing{hub: bus, interval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Destruct()
+	c.rejoined()
+	c.report()
+	a.report()
+	if got := takeN(c, "k", 20) + takeN(c, "j", 20); got != 15+16 {
+		t.Fatalf("a new node admitted %d of k and j, want 31: a's reports of the hour count", got)
+	}
+	if got := takeN(b, "k", 1); got != 0 {
+		t.Fatal("node b counted a's reports twice")
+	}
+}
+
+func TestReportOutboxKeepsAWhileAndSendsAgainWhatIsAsked(t *testing.T) {
+	var o reportOutbox
+	now := time.Now().UnixNano()
+	for seq := uint64(1); seq <= keepMsgs+10; seq++ {
+		o.keep(outMsg{msg: []byte{byte(seq)}, seq: seq, sent: now})
+	}
+	if len(o.kept) != keepMsgs || o.kept[0].seq != 11 {
+		t.Fatalf("kept %d messages from number %d, want the last %d", len(o.kept), o.kept[0].seq, keepMsgs)
+	}
+	o.keep(outMsg{msg: make([]byte, keepBytes), seq: keepMsgs + 11, sent: now})
+	if len(o.kept) != 1 {
+		t.Fatalf("kept %d messages past %d bytes, want the last", len(o.kept), keepBytes)
+	}
+	o = reportOutbox{}
+	for seq := uint64(1); seq <= 5; seq++ {
+		o.keep(outMsg{msg: []byte{byte(seq)}, seq: seq, sent: now - int64(5-seq)})
+	}
+	o.askedAfter(3, 0)
+	o.askedAfter(1, now-2) // 2 is too old; 4 and 5 are queued already; 3 comes before them
+	o.add(outMsg{msg: []byte{6}, seq: 6, sent: now})
+	var sent []byte
+	publish := func(m []byte) error { sent = append(sent, m...); return nil }
+	if ok, err := o.send(publish, now-2); !ok || err != nil || string(sent) != "\x03\x04\x05\x06" {
+		t.Fatalf("sent %v (%v, %v), want 3, 4 and 5 again, then 6", sent, ok, err)
+	}
+	if len(o.kept) != 6 || len(o.again) != 0 || len(o.unsent) != 0 {
+		t.Fatalf("%d kept, %d to send again and %d unsent, want 6, 0, 0", len(o.kept), len(o.again), len(o.unsent))
 	}
 }
