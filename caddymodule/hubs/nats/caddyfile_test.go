@@ -43,7 +43,7 @@ func TestUnmarshalCaddyfileEveryOption(t *testing.T) {
 		URLs:          []string{"nats://10.0.0.1:4222", "tls://10.0.0.2:4222"},
 		SubjectPrefix: "acme.rpc", Name: "edge-1", User: "alice", Password: "s3cret",
 		TLS:            &TLS{CA: "ca.pem", Cert: "c.pem", Key: "k.pem", ServerName: "nats.internal"},
-		History:        &HistoryConfig{History: hubs.History{MaxMsgs: 500, MaxAge: caddy.Duration(10 * time.Minute)}, MaxMsgsPerTopic: 50, MaxBytes: 1 << 30, Replicas: 3},
+		History:        &HistoryConfig{MaxMsgs: 500, MaxAge: caddy.Duration(10 * time.Minute), MaxMsgsPerTopic: 50, MaxBytes: 1 << 30, Replicas: 3},
 		Storage:        "memory",
 		PublishTimeout: caddy.Duration(2 * time.Second),
 		MaxPending:     50,

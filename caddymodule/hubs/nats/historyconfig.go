@@ -7,16 +7,20 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/caddymodule/hubs"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/caddymodule/internal/conf"
 )
 
-// HistoryConfig is the history block of the NATS hub: the bounds every
-// hub's history has (max_msgs and max_age, which bound the whole stream,
-// every topic of the prefix together), a bound per topic and in bytes, and
-// how many NATS servers hold a copy of it.
+// HistoryConfig is the history block of the NATS hub: the bounds of its
+// JetStream stream, over every topic of the prefix and per topic, and how
+// many NATS servers hold a copy of it.
 type HistoryConfig struct {
-	hubs.History
+	// How many of the newest messages the stream keeps, every topic of the
+	// prefix together. Default: 10000, or no bound by count when
+	// max_msgs_per_topic is given.
+	MaxMsgs int `json:"max_msgs,omitempty"`
+	// How long a message is kept; 0 keeps it until a bound by count or
+	// size pushes it out. Default: 0.
+	MaxAge caddy.Duration `json:"max_age,omitempty"`
 	// How many of each topic's newest messages the stream keeps, so that a
 	// busy topic cannot push a quiet one out (JetStream's per-subject
 	// limit, which NATS sets one higher so that a resume can tell whether
