@@ -2,8 +2,9 @@ package tests
 
 // natscluster_test.go runs a cluster of three NATS servers with JetStream
 // on loopback, each a process of its own (natsprocess_test.go), as NATS
-// runs in production: a test kills one with SIGKILL, starts it again on
-// the same ports and store, and asks which server leads a stream and what
+// runs in production: a test kills one with SIGKILL (after freezing it
+// with SIGSTOP, if it likes), starts it again on the same ports and
+// store, and asks which server leads a stream and what
 // each server's copy of it holds.
 
 import (
@@ -15,10 +16,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
 )
 
 // clusterSize is how many servers a test cluster has.
@@ -154,6 +157,16 @@ func (c *natsCluster) kill(i int) {
 	s.cmd = nil
 }
 
+// freeze stops server i's process with SIGSTOP, as a machine dropping off
+// the network: its connections stay open and nothing answers on them,
+// until kill.
+func (c *natsCluster) freeze(i int) {
+	c.t.Helper()
+	if err := c.servers[i].cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
 // restart starts server i again, on its ports and store, and waits until
 // it has joined JetStream's cluster again.
 func (c *natsCluster) restart(i int) {
@@ -265,6 +278,36 @@ func (c *natsCluster) streamLeader(name string) int {
 	}
 	c.t.Fatalf("no leader of stream %s: %v", name, why)
 	return -1
+}
+
+// moveStreamLeader has the leader of the stream named name step down in
+// favour of server to, and waits until to leads it.
+func (c *natsCluster) moveStreamLeader(name string, to int) {
+	c.t.Helper()
+	if c.streamLeader(name) == to {
+		return
+	}
+	nc, err := nats.Connect(strings.Join(c.URLs(), ","))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer nc.Close()
+	req, _ := json.Marshal(server.JSApiLeaderStepdownRequest{Placement: &server.Placement{Preferred: c.name(to)}})
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		if m, err := nc.Request(fmt.Sprintf(server.JSApiStreamLeaderStepDownT, name), req, 2*time.Second); err == nil {
+			var res server.JSApiStreamLeaderStepDownResponse
+			if json.Unmarshal(m.Data, &res) == nil && res.Success {
+				for wait := time.Now().Add(5 * time.Second); time.Now().Before(wait); time.Sleep(50 * time.Millisecond) {
+					if c.streamLeader(name) == to {
+						return
+					}
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("the leader of stream %s did not move to %s", name, c.name(to))
+		}
+	}
 }
 
 // clientServer returns the index of the server that has a client
