@@ -20,6 +20,10 @@ import (
 	"time"
 )
 
+// callWait bounds the wait for an answer: a resume may wait four
+// publish_timeouts for the stream (12s in these tests).
+const callWait = 20 * time.Second
+
 // tryCall sends a call on c and returns its answer, handing the
 // notifications that come before it to early.
 func (c *chatClient) tryCall(method, params string, early func(nodeNote)) (nodeNote, error) {
@@ -30,7 +34,7 @@ func (c *chatClient) tryCall(method, params string, early func(nodeNote)) (nodeN
 		return nodeNote{}, err
 	}
 	for {
-		n, err := c.tryRead(requestTimeout)
+		n, err := c.tryRead(callWait)
 		if err != nil {
 			return n, fmt.Errorf("waiting for the answer to %s: %w", method, err)
 		}
@@ -214,12 +218,16 @@ func (s *chatSubscriber) resume(n *node, last json.RawMessage) {
 		s.fail(fmt.Errorf("resuming from %s on node %s: %w", last, n.name, err))
 		return
 	}
-	recovered := "absent"
-	if a.Recovered != nil {
-		recovered = strconv.FormatBool(*a.Recovered)
-	}
 	s.t.Logf("%s: resumed on node %s from %s in %s, recovered %s", s.name, n.name, last,
-		time.Since(start).Round(time.Millisecond), recovered)
+		time.Since(start).Round(time.Millisecond), recoveredOf(a))
+}
+
+// recoveredOf returns a resume's recovered member as text.
+func recoveredOf(a nodeAnswer) string {
+	if a.Recovered == nil {
+		return "absent"
+	}
+	return strconv.FormatBool(*a.Recovered)
 }
 
 // dialChatErr is dialChat for any goroutine.
@@ -273,7 +281,7 @@ func (s *chatSubscriber) check(pubs []*chatPublisher) {
 	}
 	for _, a := range s.resumes {
 		if a.Recovered == nil || !*a.Recovered {
-			t.Errorf("%s: a resume answered %s at %s, want recovered true", s.name, a.Subscription, a.Position)
+			t.Errorf("%s: a resume answered recovered %s (position %s), want true", s.name, recoveredOf(a), a.Position)
 		}
 	}
 	last := map[string]int{}

@@ -24,13 +24,16 @@ import (
 const clusterStream = "cluster_test"
 
 // clusterHub is the hub block of a node on NATS at urls, its connection
-// named name, with a history of replicas copies.
+// named name, with a history of replicas copies. A resume waits four
+// publish_timeouts for the stream: 3s lets it wait out the election of a
+// new leader, which JetStream starts 4 to 9 seconds after the last word
+// of the lost one.
 func clusterHub(urls []string, name string, replicas int) string {
 	return `hub nats {
 				url ` + strings.Join(urls, " ") + `
 				subject_prefix ` + clusterStream + `
 				name ` + name + `
-				publish_timeout 2s
+				publish_timeout 3s
 				history {
 					replicas ` + strconv.Itoa(replicas) + `
 					max_msgs 100000
@@ -92,7 +95,7 @@ func TestClusterNodesKeepEveryAcknowledgedPublishWhenTheStreamLeaderDies(t *test
 	}
 	<-resumed
 
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		all := true
 		for _, s := range subs {
 			all = all && s.has(pubs)

@@ -10,12 +10,15 @@ package tests
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -52,7 +55,7 @@ func startNATSCluster(t *testing.T) *natsCluster {
 	c := &natsCluster{t: t}
 	clusterPorts := make([]int, clusterSize)
 	for i := range clusterPorts {
-		clusterPorts[i] = freePort(t)
+		clusterPorts[i] = stablePort(t)
 	}
 	name := "test-cluster-" + strconv.Itoa(clusterPorts[0])
 	for i := range clusterSize {
@@ -62,7 +65,7 @@ func startNATSCluster(t *testing.T) *natsCluster {
 				routes = append(routes, p)
 			}
 		}
-		port, httpPort := freePort(t), freePort(t)
+		port, httpPort := stablePort(t), stablePort(t)
 		c.servers = append(c.servers, &clusterServer{
 			config: natsServerConfig{
 				Name:        fmt.Sprintf("n%d-%d", i, port),
@@ -94,6 +97,44 @@ func startNATSCluster(t *testing.T) *natsCluster {
 	}
 	c.waitReady()
 	return c
+}
+
+// Ports of the cluster's servers come from below the kernel's ephemeral
+// range, where no outgoing connection takes them (Linux's default range
+// begins at 32768): the peers of a killed server keep dialing its route
+// port, and a dial whose source port happens to be that port connects
+// to itself and holds it.
+const (
+	stablePortsFrom = 20000
+	stablePortsTo   = 32000
+)
+
+var (
+	stablePortsMu   sync.Mutex
+	stablePortsUsed = map[int]bool{}
+)
+
+// stablePort returns a loopback port below the ephemeral range that is
+// free now and that no other test of this process was given.
+func stablePort(t *testing.T) int {
+	t.Helper()
+	stablePortsMu.Lock()
+	defer stablePortsMu.Unlock()
+	for range 1000 {
+		p := stablePortsFrom + rand.IntN(stablePortsTo-stablePortsFrom)
+		if stablePortsUsed[p] {
+			continue
+		}
+		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
+		if err != nil {
+			continue
+		}
+		l.Close()
+		stablePortsUsed[p] = true
+		return p
+	}
+	t.Fatal("no free port below the ephemeral range")
+	return 0
 }
 
 // URLs returns the client URLs of the servers, in order.
