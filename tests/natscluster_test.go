@@ -4,8 +4,8 @@ package tests
 // on loopback, each a process of its own (natsprocess_test.go), as NATS
 // runs in production: a test kills one with SIGKILL (after freezing it
 // with SIGSTOP, if it likes), starts it again on the same ports and
-// store, and asks which server leads a stream and what
-// each server's copy of it holds.
+// store, and asks which server leads a stream and what each server's
+// copy of it holds.
 
 import (
 	"encoding/json"
@@ -100,10 +100,10 @@ func startNATSCluster(t *testing.T) *natsCluster {
 }
 
 // Ports of the cluster's servers come from below the kernel's ephemeral
-// range, where no outgoing connection takes them (Linux's default range
-// begins at 32768): the peers of a killed server keep dialing its route
-// port, and a dial whose source port happens to be that port connects
-// to itself and holds it.
+// range (Linux's default begins at 32768), which no outgoing connection
+// takes: in that range, a connection's source port can take a server's
+// port before the server starts, or while it is down (its peers keep
+// dialing it), and the server cannot listen there.
 const (
 	stablePortsFrom = 20000
 	stablePortsTo   = 32000
