@@ -84,17 +84,25 @@ func (o *reportOutbox) next(unsent bool, oldest int64) (outMsg, bool) {
 	return (*q)[0], true
 }
 
-// sent takes the first message off its queue once the hub confirmed it:
-// an unsent one is kept for those who may ask for it.
+// sent takes a message off its queue once the hub confirmed it: an
+// unsent one is kept for those who may ask for it.
 func (o *reportOutbox) sent(unsent bool, m outMsg) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if !unsent {
-		o.again = dropFirst(o.again)
-		return
+	q := &o.again
+	if unsent {
+		q = &o.unsent
 	}
-	o.unsent = dropFirst(o.unsent)
-	o.keepLocked(m)
+	// An ask may have queued others before it meanwhile.
+	switch i := slices.IndexFunc(*q, func(x outMsg) bool { return x.seq == m.seq }); {
+	case i == 0:
+		*q = dropFirst(*q)
+	case i > 0:
+		*q = slices.Delete(*q, i, i+1)
+	}
+	if unsent {
+		o.keepLocked(m)
+	}
 }
 
 // keep keeps a message the hub confirmed, for those who may ask for it.

@@ -74,14 +74,21 @@ func (w *reportWriter) begin(node string, sent int64) {
 func (w *reportWriter) add(key string, events int64) {
 	n := len(w.msgs)
 	if n == 0 || len(w.msgs[n-1].msg)+len(key)+2*binary.MaxVarintLen64 > maxReportBytes {
-		w.seq++
-		m := append(make([]byte, 0, len(w.head)+binary.MaxVarintLen64), w.head...)
-		w.msgs = append(w.msgs, outMsg{msg: binary.AppendUvarint(m, w.seq), seq: w.seq, sent: w.sent})
+		w.open()
 		n++
 	}
 	m := binary.AppendUvarint(w.msgs[n-1].msg, uint64(len(key)))
 	m = append(m, key...)
 	w.msgs[n-1].msg = binary.AppendUvarint(m, uint64(events))
+}
+
+// open starts the report's next message, with no key yet: alone, it is an
+// empty report, which tells the receivers the number of this node's last
+// message.
+func (w *reportWriter) open() {
+	w.seq++
+	m := append(make([]byte, 0, len(w.head)+binary.MaxVarintLen64), w.head...)
+	w.msgs = append(w.msgs, outMsg{msg: binary.AppendUvarint(m, w.seq), seq: w.seq, sent: w.sent})
 }
 
 // errBadReport is what decodeReport and decodeAsk answer for bytes no node

@@ -6,7 +6,7 @@ package policy
 // already is dropped; a gap in the numbers is a message this node missed
 // (core NATS hands a message to the subscriptions of the moment: a node
 // moving to another NATS server misses what is sent meanwhile), which it
-// asks that node for again, and gives up on if it does not come.
+// asks that node for again, a few times, and then gives up on.
 
 import (
 	"slices"
@@ -16,6 +16,9 @@ import (
 // maxAboveGap bounds the messages a node keeps counted past a gap: past
 // that, the gap is given up on.
 const maxAboveGap = 4096
+
+// maxAsks is how often a node asks for a gap before it gives up on it.
+const maxAsks = 5
 
 // seenReports is what a node counted of the others' report messages.
 type seenReports struct {
@@ -29,7 +32,8 @@ type seenNode struct {
 	upTo  uint64   // every message numbered up to this was counted, or given up on
 	above []uint64 // the messages counted past a gap after upTo, in order
 	sent  int64    // when the newest message counted was sent (Unix nanoseconds)
-	asked int64    // when the gap after upTo was asked for (Unix nanoseconds), or 0
+	asked int64    // when the gap after upTo was last asked for (Unix nanoseconds), or 0
+	asks  int      // how often it was asked for
 }
 
 // first reports whether r is the first copy of its message to come, and
@@ -71,7 +75,8 @@ func (s *seenReports) first(r *report, now, window int64) bool {
 	return true
 }
 
-// close moves upTo over the messages counted right after it.
+// close moves upTo over the messages counted right after it; a gap that
+// closes, even in part, is asked for afresh.
 func (n *seenNode) close() {
 	i := 0
 	for i < len(n.above) && n.above[i] == n.upTo+1 {
@@ -79,33 +84,34 @@ func (n *seenNode) close() {
 		i++
 	}
 	n.above = n.above[:copy(n.above, n.above[i:])]
-	if len(n.above) == 0 {
-		n.asked = 0
+	if i > 0 || len(n.above) == 0 {
+		n.asked, n.asks = 0, 0
 	}
 }
 
 // giveUp gives up on the gap after upTo.
 func (n *seenNode) giveUp() {
 	n.upTo = n.above[0] - 1
-	n.asked = 0
 	n.close()
 }
 
-// gaps returns the nodes with a gap that was not asked for yet, noting
-// it asked for now (Unix nanoseconds), and gives up on the gaps asked for
-// before giveUp: they were asked for, and did not come.
-func (s *seenReports) gaps(now, giveUp int64) []nodeAfter {
+// gaps returns the nodes with a gap to ask for: not asked for yet, or
+// asked for before again and still open; it notes them asked for now
+// (Unix nanoseconds). A gap asked for maxAsks times already, and still
+// open, is given up on.
+func (s *seenReports) gaps(now, again int64) []nodeAfter {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []nodeAfter
 	for node, n := range s.nodes {
 		switch {
-		case len(n.above) == 0:
-		case n.asked == 0:
-			n.asked = now
-			out = append(out, nodeAfter{node: node, after: n.upTo})
-		case n.asked < giveUp:
+		case len(n.above) == 0 || n.asked >= again:
+		case n.asks >= maxAsks:
 			n.giveUp()
+		default:
+			n.asked = now
+			n.asks++
+			out = append(out, nodeAfter{node: node, after: n.upTo})
 		}
 	}
 	return out
@@ -116,8 +122,9 @@ func (s *seenReports) unask(nodes []nodeAfter) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, na := range nodes {
-		if n := s.nodes[na.node]; n != nil {
+		if n := s.nodes[na.node]; n != nil && n.asks > 0 {
 			n.asked = 0
+			n.asks--
 		}
 	}
 }

@@ -75,6 +75,7 @@ type sharedStore struct {
 	out      reportOutbox
 	seen     seenReports
 	askAll   atomic.Bool // whether to ask every node for what this one missed
+	tail     int         // empty reports still to send after the last one with events
 	done     chan struct{}
 	wg       sync.WaitGroup
 }
@@ -119,7 +120,8 @@ func (st *sharedStore) run() {
 	}
 }
 
-// report sends what this node spent per key since the last report, and
+// report sends what this node spent per key since the last report (an
+// empty report, for tailReports intervals after one with events), and
 // returns whether it sent anything, or why it could not. First it sends
 // what waits in the outbox: the messages others asked for again, then
 // those the hub did not confirm, as they were; while any is left, the
@@ -135,6 +137,13 @@ func (st *sharedStore) report() (sent bool, err error) {
 	}
 	st.w.begin(st.node, now)
 	st.drain(st.w.add)
+	switch {
+	case len(st.w.msgs) > 0:
+		st.tail = tailReports
+	case st.tail > 0:
+		st.w.open()
+		st.tail--
+	}
 	for i, m := range st.w.msgs {
 		if err = st.publish(m.msg); err != nil {
 			st.out.add(st.w.msgs[i:]...)
@@ -148,10 +157,10 @@ func (st *sharedStore) report() (sent bool, err error) {
 // ask asks the other nodes for the messages this one missed: after its
 // hub is back on NATS, each node's since the last this one counted of
 // it, and every message of those it never heard of; otherwise, those
-// missing where a node's numbers have a gap. A gap asked for and still
-// open after giveUpAfter is given up on.
+// missing where a node's numbers have a gap. A gap still open
+// askAgainAfter after its ask is asked for again, up to maxAsks times.
 func (st *sharedStore) ask(now int64) error {
-	gaps := st.seen.gaps(now, now-int64(max(4*st.interval, giveUpAfter)))
+	gaps := st.seen.gaps(now, now-int64(max(4*st.interval, askAgainAfter)))
 	all := st.askAll.Swap(false)
 	if all {
 		gaps = st.seen.known()
@@ -170,10 +179,14 @@ func (st *sharedStore) ask(now int64) error {
 	return nil
 }
 
-// giveUpAfter is the least a node waits for the messages it asked for
-// before it gives up on them; it waits four sync intervals when that is
-// longer.
-const giveUpAfter = time.Second
+// tailReports is how many empty reports a node sends after one with
+// events, one a sync interval while it has nothing new: a node that missed
+// the last reports of another that fell quiet sees the gap in its numbers.
+const tailReports = 3
+
+// askAgainAfter is the least a node waits for the messages it asked for
+// before it asks again; it waits four sync intervals when that is longer.
+const askAgainAfter = 100 * time.Millisecond
 
 // rejoined has the next report ask every node for what this one missed:
 // its hub is back on NATS after losing it.
