@@ -171,7 +171,13 @@ func (c *natsCluster) start(i int) {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	// os.Executable, not os.Args[0]: caddytest, which other tests of this
+	// binary run, sets os.Args to a caddy command line.
+	self, err := os.Executable()
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	cmd := exec.Command(self, "-test.run=^$")
 	cmd.Env = append(os.Environ(), natsServerEnv+"="+string(config))
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = r, s.log, s.log
 	if err := cmd.Start(); err != nil {
