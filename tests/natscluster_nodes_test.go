@@ -68,7 +68,7 @@ func TestClusterNodesKeepEveryAcknowledgedPublishWhenTheStreamLeaderDies(t *test
 	acrossLoss := startSubscriber(t, "drops during the loss, resumes after", b)
 	afterLoss := startSubscriber(t, "drops and resumes after the loss", a)
 	subs := []*chatSubscriber{steadyA, steadyB, duringLoss, acrossLoss, afterLoss}
-	pubs := []*chatPublisher{startPublisher(t, a, "a", 10*time.Millisecond), startPublisher(t, b, "b", 10*time.Millisecond)}
+	pubs := []*chatPublisher{startPublisher(t, a, "a", 20*time.Millisecond), startPublisher(t, b, "b", 20*time.Millisecond)}
 
 	time.Sleep(time.Second)
 	killed := time.Now()

@@ -47,11 +47,19 @@ type clusterServer struct {
 	exited chan struct{}
 }
 
+// clusterSlot lets one test at a time run a cluster: three servers with
+// JetStream, two bin/caddy nodes and their clients are a load that slows
+// the tests running beside them, on a small machine, past their timeouts.
+var clusterSlot = make(chan struct{}, 1)
+
 // startNATSCluster starts a cluster of three servers and waits until
-// JetStream runs on all of them under one meta leader. The servers are
-// killed at the end of the test, and their logs printed if it failed.
+// JetStream runs on all of them under one meta leader, once no other test
+// runs one. The servers are killed at the end of the test, and their logs
+// printed if it failed.
 func startNATSCluster(t *testing.T) *natsCluster {
 	t.Helper()
+	clusterSlot <- struct{}{}
+	t.Cleanup(func() { <-clusterSlot })
 	c := &natsCluster{t: t}
 	clusterPorts := make([]int, clusterSize)
 	for i := range clusterPorts {
