@@ -26,6 +26,10 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
+	// Run again by a test as a server of a NATS cluster (natsprocess_test.go).
+	if config := os.Getenv(natsServerEnv); config != "" {
+		return runNATSServerProcess(config)
+	}
 	// Caddy keeps its local CA, certificates and autosaved config under
 	// these directories: a temporary home keeps the user's own untouched.
 	home, err := os.MkdirTemp("", "caddy-jsonrpc-tests-")

@@ -9,7 +9,7 @@ import (
 
 func TestShareLimitsWithNATSUnreachable(t *testing.T) {
 	h := offlineHub(t, false, 10)
-	publish, stop, err := h.ShareLimits("per key", func([]byte) {})
+	publish, stop, err := h.ShareLimits("per key", func([]byte) {}, func() {})
 	if err != nil {
 		t.Fatalf("ShareLimits with NATS unreachable: %v", err)
 	}
@@ -22,7 +22,7 @@ func TestShareLimitsWithNATSUnreachable(t *testing.T) {
 		t.Errorf("publish after stop: %v, want ErrHubClosed", err)
 	}
 	h.Close()
-	if _, _, err := h.ShareLimits("z", func([]byte) {}); !errors.Is(err, rpccore.ErrHubClosed) {
+	if _, _, err := h.ShareLimits("z", func([]byte) {}, func() {}); !errors.Is(err, rpccore.ErrHubClosed) {
 		t.Errorf("ShareLimits on a closed hub: %v, want ErrHubClosed", err)
 	}
 }
