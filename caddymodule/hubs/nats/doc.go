@@ -43,6 +43,8 @@
 // provisioning when NATS is reachable then.
 //
 // Hub.ShareLimits carries the reports with which the handler's rate limit
-// zones share their counts, over core NATS on <prefix>.rl.<zone>, at most
-// once and never queued.
+// zones share their counts, over core NATS on <prefix>.rl.<zone>: each
+// publish waits for its server's confirmation, and tells the zone when
+// the connection is made again, so that the zones send again what was not
+// confirmed and ask for what they missed.
 package natshub
