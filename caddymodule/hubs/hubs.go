@@ -87,28 +87,35 @@ type History struct {
 	MaxAge caddy.Duration `json:"max_age,omitempty"`
 }
 
-// ParseHistory reads a history block, as the local and the NATS hubs
-// write it.
+// ParseHistory reads a history block, as the local hub writes it.
 func ParseHistory(d *caddyfile.Dispenser) (*History, error) {
 	if d.NextArg() {
 		return nil, d.ArgErr()
 	}
 	h := &History{}
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
-		var err error
-		switch d.Val() {
-		case "max_msgs":
-			h.MaxMsgs, err = conf.ParseCount(d)
-		case "max_age":
-			var age caddy.Duration
-			age, err = conf.ParseDuration(d)
-			h.MaxAge = age
-		default:
-			return nil, d.Errf("unrecognized history option %q", d.Val())
-		}
+		known, err := ParseHistoryOption(d, h)
 		if err != nil {
 			return nil, err
 		}
+		if !known {
+			return nil, d.Errf("unrecognized history option %q", d.Val())
+		}
 	}
 	return h, nil
+}
+
+// ParseHistoryOption reads the dispenser's current option into h when it
+// is one every hub's history has (max_msgs, max_age), and reports whether
+// it was.
+func ParseHistoryOption(d *caddyfile.Dispenser, h *History) (known bool, err error) {
+	switch d.Val() {
+	case "max_msgs":
+		h.MaxMsgs, err = conf.ParseCount(d)
+	case "max_age":
+		h.MaxAge, err = conf.ParseDuration(d)
+	default:
+		return false, nil
+	}
+	return true, err
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/caddymodule/hubs"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/caddymodule/internal/conf"
 )
 
@@ -46,20 +47,16 @@ func parseHistory(d *caddyfile.Dispenser) (*HistoryConfig, error) {
 		return nil, d.ArgErr()
 	}
 	h := &HistoryConfig{}
+	var common hubs.History
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
-		var err error
-		switch d.Val() {
-		case "max_msgs":
-			h.MaxMsgs, err = conf.ParseCount(d)
-		case "max_age":
-			var age caddy.Duration
-			age, err = conf.ParseDuration(d)
-			h.MaxAge = age
-		case "max_msgs_per_topic":
+		known, err := hubs.ParseHistoryOption(d, &common)
+		switch {
+		case known:
+		case d.Val() == "max_msgs_per_topic":
 			h.MaxMsgsPerTopic, err = conf.ParseCount(d)
-		case "max_bytes":
+		case d.Val() == "max_bytes":
 			h.MaxBytes, err = conf.ParseSize(d)
-		case "replicas":
+		case d.Val() == "replicas":
 			h.Replicas, err = conf.ParseCount(d)
 		default:
 			return nil, d.Errf("unrecognized history option %q", d.Val())
@@ -68,6 +65,7 @@ func parseHistory(d *caddyfile.Dispenser) (*HistoryConfig, error) {
 			return nil, err
 		}
 	}
+	h.MaxMsgs, h.MaxAge = common.MaxMsgs, common.MaxAge
 	return h, nil
 }
 
