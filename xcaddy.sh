@@ -18,6 +18,14 @@ ZERO_VERSION=v0.0.0-00010101000000-000000000000
 
 cd "$(dirname "$0")"
 
+# xcaddy builds in a fresh module of its own, where go get and go mod tidy ask
+# the module proxy for version lists and go.mod files (for retractions and
+# deprecations) even when the module cache holds every module they need: 20 of
+# the 26 seconds of a build with warm caches. The module cache, read first as a
+# proxy, answers them; what it lacks, the proxy configured before answers.
+GOPROXY="file://$(go env GOMODCACHE)/cache/download,$(go env GOPROXY)"
+export GOPROXY
+
 # build_wasm builds the WebAssembly host (wasm/) into wasm/web/, beside the
 # page that loads it, with the wasm_exec.js of the Go that built it.
 build_wasm() {

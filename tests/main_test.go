@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/caddyserver/caddy/v2"
@@ -29,6 +31,15 @@ func run(m *testing.M) int {
 	// Run again by a test as a server of a NATS cluster (natsprocess_test.go).
 	if config := os.Getenv(natsServerEnv); config != "" {
 		return runNATSServerProcess(config)
+	}
+	// The go commands that tests run (the docs' programs, the WebAssembly
+	// host) must keep the user's build and module caches and go env file,
+	// which the go command finds from HOME unless told: under the temporary
+	// home below they would start empty, and every build would download
+	// and compile its dependencies again.
+	if err := pinGoDirs(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
 	}
 	// Caddy keeps its local CA, certificates and autosaved config under
 	// these directories: a temporary home keeps the user's own untouched.
@@ -57,4 +68,22 @@ func run(m *testing.M) int {
 		os.RemoveAll(inProcess.dir)
 	}
 	return code
+}
+
+// pinGoDirs sets GOCACHE, GOMODCACHE, GOPATH and GOENV in the environment
+// to what the go command resolves them to now, before HOME changes.
+func pinGoDirs() error {
+	vars := []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOENV"}
+	out, err := exec.Command("go", append([]string{"env"}, vars...)...).Output()
+	if err != nil {
+		return fmt.Errorf("go env: %w", err)
+	}
+	values := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(values) != len(vars) {
+		return fmt.Errorf("go env printed %q, want %d lines", out, len(vars))
+	}
+	for i, v := range vars {
+		os.Setenv(v, values[i])
+	}
+	return nil
 }
