@@ -6,9 +6,12 @@ package tests
 import (
 	"crypto/tls"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -16,16 +19,43 @@ import (
 // requestTimeout bounds every HTTP request the tests make.
 const requestTimeout = 10 * time.Second
 
-// freePort returns a loopback TCP port that is free now.
+// freePort returns a loopback TCP port that is free now and that no other
+// test of this process was given.
 func freePort(t testing.TB) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	freePortsMu.Lock()
+	defer freePortsMu.Unlock()
+	for range 1000 {
+		p := freePortsFrom + rand.IntN(freePortsTo-freePortsFrom)
+		if freePortsGiven[p] {
+			continue
+		}
+		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
+		if err != nil {
+			continue
+		}
+		l.Close()
+		freePortsGiven[p] = true
+		return p
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	t.Fatal("no free port below the ephemeral range")
+	return 0
 }
+
+// The ports freePort gives come from below the kernel's ephemeral range
+// (Linux's default begins at 32768), which no outgoing connection takes:
+// in that range, a connection's source port can take a server's port
+// between freePort and the server's listen, or while the server is down
+// (a NATS cluster's peers keep dialing it).
+const (
+	freePortsFrom = 20000
+	freePortsTo   = 32000
+)
+
+var (
+	freePortsMu    sync.Mutex
+	freePortsGiven = map[int]bool{}
+)
 
 // newClient returns an HTTPS client speaking only HTTP/1.1 (h2 false) or
 // only HTTP/2 (h2 true), trusting any certificate: Caddy's local CA is not

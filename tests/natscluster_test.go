@@ -10,15 +10,12 @@ package tests
 import (
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -63,7 +60,7 @@ func startNATSCluster(t *testing.T) *natsCluster {
 	c := &natsCluster{t: t}
 	clusterPorts := make([]int, clusterSize)
 	for i := range clusterPorts {
-		clusterPorts[i] = stablePort(t)
+		clusterPorts[i] = freePort(t)
 	}
 	name := "test-cluster-" + strconv.Itoa(clusterPorts[0])
 	for i := range clusterSize {
@@ -73,7 +70,7 @@ func startNATSCluster(t *testing.T) *natsCluster {
 				routes = append(routes, p)
 			}
 		}
-		port, httpPort := stablePort(t), stablePort(t)
+		port, httpPort := freePort(t), freePort(t)
 		c.servers = append(c.servers, &clusterServer{
 			config: natsServerConfig{
 				Name:        fmt.Sprintf("n%d-%d", i, port),
@@ -105,44 +102,6 @@ func startNATSCluster(t *testing.T) *natsCluster {
 	}
 	c.waitReady()
 	return c
-}
-
-// Ports of the cluster's servers come from below the kernel's ephemeral
-// range (Linux's default begins at 32768), which no outgoing connection
-// takes: in that range, a connection's source port can take a server's
-// port before the server starts, or while it is down (its peers keep
-// dialing it), and the server cannot listen there.
-const (
-	stablePortsFrom = 20000
-	stablePortsTo   = 32000
-)
-
-var (
-	stablePortsMu   sync.Mutex
-	stablePortsUsed = map[int]bool{}
-)
-
-// stablePort returns a loopback port below the ephemeral range that is
-// free now and that no other test of this process was given.
-func stablePort(t *testing.T) int {
-	t.Helper()
-	stablePortsMu.Lock()
-	defer stablePortsMu.Unlock()
-	for range 1000 {
-		p := stablePortsFrom + rand.IntN(stablePortsTo-stablePortsFrom)
-		if stablePortsUsed[p] {
-			continue
-		}
-		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
-		if err != nil {
-			continue
-		}
-		l.Close()
-		stablePortsUsed[p] = true
-		return p
-	}
-	t.Fatal("no free port below the ephemeral range")
-	return 0
 }
 
 // URLs returns the client URLs of the servers, in order.
