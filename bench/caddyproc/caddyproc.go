@@ -113,15 +113,12 @@ func (c *Caddy) waitReady(ctx context.Context, timeout time.Duration, check func
 // check makes the add call on /rpc and /static once each.
 func (c *Caddy) check(ctx context.Context) error {
 	for _, path := range []string{"/rpc", "/static"} {
-		res, err := load.Run(ctx, load.Config{
+		_, err := load.Run(ctx, load.Config{
 			URL: c.HTTPS + path, Body: []byte(AddCall), Requests: 1, Timeout: time.Second,
 			ExpectBody: []byte(AddAnswer), ExpectContentType: "application/json",
 		})
 		if err != nil {
-			return err
-		}
-		if res.Errors > 0 {
-			return fmt.Errorf("%s: %s", path, res.FirstError)
+			return fmt.Errorf("%s: %w", path, err)
 		}
 	}
 	return nil

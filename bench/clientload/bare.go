@@ -1,18 +1,9 @@
 package clientload
 
-// bare.go drives the floor of the set: the least a client that calls from
-// one goroutine per call can do over WebSocket. Each goroutine writes a
-// request encoded beforehand with an id of its own and waits for its
-// answer; one goroutine per connection writes what is queued in one
-// network write, another reads, finds the caller by the answer's id and
-// compares the result with the bytes expected. Nothing is encoded or
-// decoded per call and there is no table of pending calls: what is left is
-// the framing, the system calls and the park and wake of one goroutine per
-// call, which every client called this way pays.
-
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime"
 	"strconv"
@@ -22,6 +13,10 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
 )
 
+// bareConn is one connection of the floor (Bare): nothing is encoded or
+// decoded per call and there is no table of pending calls, so what is left
+// is the framing, the system calls and the park and wake of one goroutine
+// per call, which every client called this way pays.
 type bareConn struct {
 	ws     *wsload.Conn
 	stride int            // ids per goroutine: one per call of the workload
@@ -36,49 +31,22 @@ type bareConn struct {
 	r      *run
 }
 
-// driveBare dials one bare connection and starts depth goroutines calling
-// through it, with its writer and reader.
+// driveBare dials one bare connection, encodes every call for each of
+// depth goroutines with ids of their own, and starts the goroutines, a
+// writer and a reader.
 func driveBare(ctx context.Context, url string, depth int, r *run, wg *sync.WaitGroup) (func(), error) {
-	ctx, cancel := context.WithTimeout(ctx, dialTimeout)
-	defer cancel()
-	ws, err := wsload.Dial(ctx, url)
-	if err != nil {
-		return nil, fmt.Errorf("clientload: bare: %w", err)
-	}
-	c, err := newBareConn(ws, *r.calls.Load(), depth, r)
-	if err != nil {
-		ws.Close()
-		return nil, err
-	}
-	wg.Go(c.writeLoop)
-	wg.Go(c.readLoop)
-	for g := range depth {
-		wg.Go(func() { c.callLoop(g) })
-	}
-	return func() { ws.Close() }, nil
-}
-
-// newBareConn encodes every request of calls for each of depth goroutines
-// and the result each must get.
-func newBareConn(ws *wsload.Conn, calls []Call, depth int, r *run) (*bareConn, error) {
-	c := &bareConn{ws: ws, stride: len(calls), byName: map[string]int{}, wake: make(chan struct{}, 1), r: r,
+	calls := *r.calls.Load()
+	c := &bareConn{stride: len(calls), byName: map[string]int{}, wake: make(chan struct{}, 1), r: r,
 		reqs: make([][][]byte, depth), done: make([]chan error, depth)}
 	var encoded []inprocess.Call // the calls with their params encoded
 	for k, call := range calls {
 		c.byName[call.Method] = k
-		var result any = call.Number
-		if call.IsString {
-			result = call.String
-		}
-		want, err := json.Marshal(result)
-		if err != nil {
-			return nil, err
+		want, err := json.Marshal(call.Want)
+		params, err2 := json.Marshal(call.Args)
+		if err = errors.Join(err, err2); err != nil {
+			return nil, fmt.Errorf("clientload: bare: %s: %w", call.Method, err)
 		}
 		c.want = append(c.want, string(want))
-		params, err := json.Marshal(call.Args)
-		if err != nil {
-			return nil, fmt.Errorf("clientload: bare: params of %s: %w", call.Method, err)
-		}
 		encoded = append(encoded, inprocess.Call{Method: call.Method, Params: string(params)})
 	}
 	for g := range depth {
@@ -87,7 +55,18 @@ func newBareConn(ws *wsload.Conn, calls []Call, depth int, r *run) (*bareConn, e
 			c.reqs[g] = append(c.reqs[g], inprocess.Request(call, g*c.stride+k+1, nil))
 		}
 	}
-	return c, nil
+	ctx, cancel := context.WithTimeout(ctx, dialTimeout)
+	defer cancel()
+	var err error
+	if c.ws, err = wsload.Dial(ctx, url); err != nil {
+		return nil, fmt.Errorf("clientload: bare: %w", err)
+	}
+	wg.Go(c.writeLoop)
+	wg.Go(c.readLoop)
+	for g := range depth {
+		wg.Go(func() { c.callLoop(g) })
+	}
+	return func() { c.ws.Close() }, nil
 }
 
 // callLoop makes goroutine g's calls one at a time, starting at the g-th,
@@ -133,13 +112,7 @@ func (c *bareConn) writeLoop() {
 		msgs := c.queued
 		c.queued = spare[:0]
 		c.mu.Unlock()
-		for _, m := range msgs {
-			if err := c.ws.Write(m); err != nil {
-				c.r.fail(fmt.Errorf("clientload: bare: %w", err))
-				return
-			}
-		}
-		if err := c.ws.Flush(); err != nil {
+		if err := c.ws.WriteMany(msgs...); err != nil {
 			c.r.fail(fmt.Errorf("clientload: bare: %w", err))
 			return
 		}
@@ -170,7 +143,8 @@ func (c *bareConn) readLoop() {
 	}
 }
 
-// deliver checks one answer and wakes its caller with the outcome. An
+// deliver checks that msg carries the result of the call its id names, the
+// same bytes or the same number, and wakes its caller with the outcome. An
 // answer no caller waits for ends reading.
 func (c *bareConn) deliver(msg []byte) error {
 	raw, ok := wsload.Member(msg, `"id":`)
@@ -179,23 +153,13 @@ func (c *bareConn) deliver(msg []byte) error {
 		return fmt.Errorf("an answer with no id of a call: %.200s", msg)
 	}
 	g, k := (id-1)/c.stride, (id-1)%c.stride
+	if got, ok := wsload.Member(msg, `"result":`); !ok || !wsload.SameResult(got, c.want[k]) {
+		err = fmt.Errorf("answered %s, want %s: %.200s", got, c.want[k], msg)
+	}
 	select {
-	case c.done[g] <- c.check(msg, k):
+	case c.done[g] <- err:
 		return nil
 	default:
 		return fmt.Errorf("a second answer to id %d: %.200s", id, msg)
 	}
-}
-
-// check fails unless msg carries the result of call k, the same bytes or
-// the same number.
-func (c *bareConn) check(msg []byte, k int) error {
-	got, ok := wsload.Member(msg, `"result":`)
-	if !ok {
-		return fmt.Errorf("no result: %.200s", msg)
-	}
-	if !wsload.SameResult(got, c.want[k]) {
-		return fmt.Errorf("answered %s, want %s", got, c.want[k])
-	}
-	return nil
 }

@@ -50,11 +50,9 @@ var Clients = []string{Ours, OursGo, Geth, Bare}
 // Call is one request as a Go client makes it, and the value its answer
 // must decode to.
 type Call struct {
-	Method   string
-	Args     []any
-	Number   float64 // the result when IsString is false, String when it is true
-	String   string
-	IsString bool
+	Method string
+	Args   []any
+	Want   any // the result: a float64, or a string
 }
 
 // Workload returns the five benchmark requests (inprocess.Workload) as Go
@@ -63,20 +61,8 @@ func Workload() ([]Call, error) {
 	var out []Call
 	for _, w := range inprocess.Workload {
 		c := Call{Method: w.Method}
-		if err := json.Unmarshal([]byte(w.Params), &c.Args); err != nil {
-			return nil, fmt.Errorf("clientload: params of %s: %w", w.Method, err)
-		}
-		var result any
-		if err := json.Unmarshal([]byte(w.Result), &result); err != nil {
-			return nil, fmt.Errorf("clientload: result of %s: %w", w.Method, err)
-		}
-		switch r := result.(type) {
-		case float64:
-			c.Number = r
-		case string:
-			c.String, c.IsString = r, true
-		default:
-			return nil, fmt.Errorf("clientload: result of %s is neither a number nor a string", w.Method)
+		if err := errors.Join(json.Unmarshal([]byte(w.Params), &c.Args), json.Unmarshal([]byte(w.Result), &c.Want)); err != nil {
+			return nil, fmt.Errorf("clientload: %s: %w", w.Method, err)
 		}
 		out = append(out, c)
 	}
@@ -87,21 +73,22 @@ func Workload() ([]Call, error) {
 func Numeric(calls []Call) []Call {
 	var out []Call
 	for _, c := range calls {
-		if !c.IsString {
+		if !c.isString() {
 			out = append(out, c)
 		}
 	}
 	return out
 }
 
-// check fails unless the answer of c decoded to the number or string
-// expected.
-func (c *Call) check(number float64, str string) error {
-	if c.IsString && str != c.String {
-		return fmt.Errorf("clientload: %s answered %q, want %q", c.Method, str, c.String)
-	}
-	if !c.IsString && number != c.Number {
-		return fmt.Errorf("clientload: %s answered %v, want %v", c.Method, number, c.Number)
+func (c *Call) isString() bool {
+	_, ok := c.Want.(string)
+	return ok
+}
+
+// check fails unless got is the result c wants.
+func check[T float64 | string](c *Call, got T) error {
+	if want, ok := c.Want.(T); !ok || got != want {
+		return fmt.Errorf("clientload: %s answered %v, want %v", c.Method, got, c.Want)
 	}
 	return nil
 }
@@ -215,27 +202,17 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 // windows times w, reading the calls answered and the heap allocations of
 // the process at the start and the end of every window.
 func (r *run) windows(ctx context.Context, w pipeline.Windows) ([]Window, error) {
-	type mark struct {
-		calls   int64
-		mallocs uint64
-	}
-	marks := make([]mark, 0, w.Count+1)
 	var ms runtime.MemStats
-	rates, err := w.Rates(ctx, r.failed, func() int64 {
+	growth, err := w.Growth(ctx, r.failed, func() ([]float64, error) {
 		n := r.answered.Load()
 		runtime.ReadMemStats(&ms)
-		marks = append(marks, mark{n, ms.Mallocs})
-		return n
+		return []float64{float64(n), float64(ms.Mallocs)}, nil
 	})
-	if err != nil {
-		return nil, err
+	out := make([]Window, len(growth))
+	for i, g := range growth {
+		out[i] = Window{Rate: g[0], Allocs: g[1] / g[0]}
 	}
-	out := make([]Window, len(rates))
-	for i, rate := range rates {
-		calls := marks[i+1].calls - marks[i].calls
-		out[i] = Window{Rate: rate, Allocs: float64(marks[i+1].mallocs-marks[i].mallocs) / float64(calls)}
-	}
-	return out, nil
+	return out, err
 }
 
 // driver dials one client and starts the goroutines that drive it with

@@ -36,8 +36,8 @@ func TestWorkloadDecodesTheFiveRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(calls) != 5 || calls[0].Method != "add" || calls[0].Number != 3 || len(calls[0].Args) != 2 ||
-		!calls[4].IsString || calls[4].String != "Foo" {
+	if len(calls) != 5 || calls[0].Method != "add" || calls[0].Want != 3.0 || len(calls[0].Args) != 2 ||
+		calls[4].Want != "Foo" {
 		t.Fatalf("%+v", calls)
 	}
 	if n := Numeric(calls); len(n) != 4 || n[3].Method != "Test2" {
@@ -76,7 +76,7 @@ func TestEveryClientChecksTheValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	calls[2].Number = 1.24 // NullableFloatToNullableFloat answers 1.23
+	calls[2].Want = 1.24 // NullableFloatToNullableFloat answers 1.23
 	url := serveOurs(t)
 	for _, client := range Clients {
 		_, err := Run(context.Background(), Config{URL: url, Client: client, Conns: 1, Depth: 4, Calls: calls,

@@ -24,12 +24,12 @@ func driveOurs(ctx context.Context, url string, depth int, r *run, wg *sync.Wait
 		return nil, err
 	}
 	callers(depth, r, wg, Ours, func(ctx context.Context, call *Call) error {
-		if call.IsString {
+		if call.isString() {
 			s, err := rpcclient.CallT[string](ctx, c, call.Method, call.Args...)
-			return cmp.Or(err, call.check(0, s))
+			return cmp.Or(err, check(call, s))
 		}
 		n, err := rpcclient.CallT[float64](ctx, c, call.Method, call.Args...)
-		return cmp.Or(err, call.check(n, ""))
+		return cmp.Or(err, check(call, n))
 	})
 	return c.Close, nil
 }
@@ -102,7 +102,7 @@ func goLoop(c *rpcclient.Client, depth int, r *run) {
 		a := spare[len(spare)-1]
 		spare = spare[:len(spare)-1]
 		a.Method = call.Method
-		if call.IsString {
+		if call.isString() {
 			p := freeStrs[len(freeStrs)-1]
 			freeStrs, *p = freeStrs[:len(freeStrs)-1], ""
 			a.Result = p
@@ -134,10 +134,10 @@ func goLoop(c *rpcclient.Client, depth int, r *run) {
 			call := byMethod[a.Method]
 			switch p := a.Result.(type) {
 			case *float64:
-				err = call.check(*p, "")
+				err = check(call, *p)
 				freeNumbers = append(freeNumbers, p)
 			case *string:
-				err = call.check(0, *p)
+				err = check(call, *p)
 				freeStrs = append(freeStrs, p)
 			}
 		}
@@ -166,10 +166,10 @@ func driveGeth(ctx context.Context, url string, depth int, r *run, wg *sync.Wait
 	callers(depth, r, wg, Geth, func(ctx context.Context, call *Call) error {
 		var n float64
 		var s string
-		if call.IsString {
-			return cmp.Or(c.CallContext(ctx, &s, call.Method, call.Args...), call.check(0, s))
+		if call.isString() {
+			return cmp.Or(c.CallContext(ctx, &s, call.Method, call.Args...), check(call, s))
 		}
-		return cmp.Or(c.CallContext(ctx, &n, call.Method, call.Args...), call.check(n, ""))
+		return cmp.Or(c.CallContext(ctx, &n, call.Method, call.Args...), check(call, n))
 	})
 	return c.Close, nil
 }

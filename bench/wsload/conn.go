@@ -12,9 +12,10 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/wsconn"
 )
 
-// Conn is a client WebSocket connection. One goroutine reads; writes may
-// come from any goroutine.
-type Conn struct{ ws *wsconn.Conn }
+// Conn is a client WebSocket connection, package wsconn's with the
+// methods of pipeline.Conn. One goroutine reads; writes may come from any
+// goroutine.
+type Conn struct{ *wsconn.Conn }
 
 // maxMessage bounds a message read, against a confused server.
 const maxMessage = 64 << 20
@@ -25,14 +26,11 @@ func Dial(ctx context.Context, rawURL string) (*Conn, error) {
 	if err := CheckURL(rawURL); err != nil {
 		return nil, err
 	}
-	c, err := wsconn.Dial(ctx, rawURL, wsconn.DialOptions{
-		NetDial:    netDialer.DialContext,
-		MaxMessage: maxMessage,
-	})
+	c, err := wsconn.Dial(ctx, rawURL, wsconn.DialOptions{NetDial: netDialer.DialContext, MaxMessage: maxMessage})
 	if err != nil {
 		return nil, fmt.Errorf("wsload: %w", err)
 	}
-	return &Conn{ws: c}, nil
+	return &Conn{c}, nil
 }
 
 // Dialer dials url as Dial does, for pipeline.Run.
@@ -56,13 +54,10 @@ func CheckURL(rawURL string) error {
 }
 
 // Write queues one text message; Flush sends what is queued.
-func (c *Conn) Write(msg []byte) error { return c.ws.WriteMessage(context.Background(), msg) }
+func (c *Conn) Write(msg []byte) error { return c.WriteMessage(context.Background(), msg) }
 
 // Flush sends the queued messages in one network write.
-func (c *Conn) Flush() error { return c.ws.Flush(context.Background()) }
-
-// Send writes one text message and flushes it.
-func (c *Conn) Send(msg []byte) error { return c.WriteMany(msg) }
+func (c *Conn) Flush() error { return c.Conn.Flush(context.Background()) }
 
 // WriteMany queues msgs and sends them together in one network write.
 func (c *Conn) WriteMany(msgs ...[]byte) error {
@@ -78,13 +73,8 @@ func (c *Conn) WriteMany(msgs ...[]byte) error {
 // returns it, answering pings on the way. A close frame from the server
 // ends reading with a *wsconn.CloseError.
 func (c *Conn) ReadMessage(dst []byte) ([]byte, error) {
-	return c.ws.ReadMessage(context.Background(), dst[:0])
+	return c.Conn.ReadMessage(context.Background(), dst[:0])
 }
 
-// BeforeReadWait sets f, called on the reading goroutine each time
-// ReadMessage is about to read the network because nothing it read before
-// is left.
-func (c *Conn) BeforeReadWait(f func()) { c.ws.BeforeReadWait(f) }
-
 // Close closes the connection without a closing handshake.
-func (c *Conn) Close() error { return c.ws.CloseNow() }
+func (c *Conn) Close() error { return c.CloseNow() }

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -65,154 +67,143 @@ func Delivery(ctx context.Context, cfg DeliveryConfig) (DeliveryResult, error) {
 		return res, err
 	}
 	defer s.Close()
-	s.probing.Store(true)
-	d := &deliverer{cfg: cfg, s: s}
-	if err := d.probe(ctx); err != nil {
+	if err := s.probeAll(ctx); err != nil {
 		return res, err
 	}
 	if res.Latency, err = Times(ctx, s, cfg.LatencyWarmup, cfg.LatencyRuns); err != nil {
 		return res, err
 	}
-	res.Busy = map[string][]float64{}
-	if res.Rates, err = d.stream(ctx, res.Busy); err != nil {
-		return res, err
-	}
-	return res, nil
+	res.Rates, res.Busy, err = s.stream(ctx, cfg)
+	return res, err
 }
 
-type deliverer struct {
-	cfg DeliveryConfig
-	s   *session
-}
-
-// probe publishes a probe every 50 ms until every subscriber has read one,
-// then lets the last ones arrive before probes count as messages again.
-func (d *deliverer) probe(ctx context.Context) error {
-	end := time.Now().Add(d.cfg.Timeout)
+// probeAll publishes a probe every 50 ms until every subscriber has read
+// one, then lets the last ones arrive before probes count as messages
+// again.
+func (s *session) probeAll(ctx context.Context) error {
+	s.probing.Store(true)
+	end := time.Now().Add(s.cfg.Timeout)
 	for {
 		live := 0
-		for i := range d.s.ls {
-			if d.s.ls[i].probed.Load() {
+		for i := range s.ls {
+			if s.ls[i].probed.Load() {
 				live++
 			}
 		}
-		if live == len(d.s.ls) {
+		if live == len(s.ls) {
 			break
 		}
 		if time.Now().After(end) {
-			return fmt.Errorf("wsload: %d of %d subscribers had no probe within %v", len(d.s.ls)-live, len(d.s.ls),
-				d.cfg.Timeout)
+			return fmt.Errorf("wsload: %d of %d subscribers had no probe within %v", len(s.ls)-live, len(s.ls),
+				s.cfg.Timeout)
 		}
-		for _, p := range d.s.pubs {
-			d.s.id++
-			if err := p.c.Send(d.cfg.Publish(d.s.id, "probe")); err != nil {
+		for _, p := range s.pubs {
+			s.id++
+			if err := p.c.WriteMany(s.cfg.Publish(s.id, "probe")); err != nil {
 				return err
 			}
 			p.sent++
 		}
-		if err := pipeline.Wait(ctx, d.s.failed, 50*time.Millisecond); err != nil {
+		if err := pipeline.Wait(ctx, s.failed, 50*time.Millisecond); err != nil {
 			return err
 		}
 	}
-	err := pipeline.Wait(ctx, d.s.failed, 200*time.Millisecond)
-	d.s.probing.Store(false)
+	err := pipeline.Wait(ctx, s.failed, 200*time.Millisecond)
+	s.probing.Store(false)
 	return err
 }
 
 // stream publishes from another goroutine while it counts the windows and
-// reads the clocks into busy, then stops and waits until every subscriber
-// has read every message.
-func (d *deliverer) stream(ctx context.Context, busy map[string][]float64) ([]float64, error) {
+// reads the clocks, then stops and waits until every subscriber has read
+// every message. It returns the rates and the cores each clock kept busy.
+func (s *session) stream(ctx context.Context, cfg DeliveryConfig) ([]float64, map[string][]float64, error) {
 	var stop atomic.Bool
 	pumped := make(chan error, 1)
 	go func() {
-		err := d.pump(&stop)
+		err := s.pump(&stop, int64(cfg.InFlight), int64(cfg.Lag))
 		if err != nil {
-			d.s.fail(err)
+			s.fail(err)
 		}
 		pumped <- err
 	}()
-	type mark struct {
-		at     time.Time
-		clocks map[string]time.Duration
-	}
-	var marks []mark
-	var clockErr error
-	rates, windowErr := d.cfg.Stream.Rates(ctx, d.s.failed, func() int64 {
-		_, n := d.s.counts()
-		m := mark{at: time.Now(), clocks: map[string]time.Duration{}}
-		for name, f := range d.cfg.Clocks {
-			v, err := f()
-			m.clocks[name], clockErr = v, cmp.Or(clockErr, err)
+	names := slices.Sorted(maps.Keys(cfg.Clocks))
+	growth, err := cfg.Stream.Growth(ctx, s.failed, func() ([]float64, error) {
+		_, n := s.counts()
+		v := []float64{float64(n)}
+		for _, name := range names {
+			d, err := cfg.Clocks[name]()
+			if err != nil {
+				return nil, err
+			}
+			v = append(v, d.Seconds())
 		}
-		marks = append(marks, m)
-		return n
+		return v, nil
 	})
 	stop.Store(true)
-	var err error
+	var pumpErr error
 	select {
-	case err = <-pumped:
-	case <-time.After(d.cfg.Timeout):
+	case pumpErr = <-pumped:
+	case <-time.After(s.cfg.Timeout):
 		// A write that waits for a server that no longer reads: closing
 		// the publishers ends it.
-		for _, p := range d.s.pubs {
+		for _, p := range s.pubs {
 			p.c.Close()
 		}
 		<-pumped
-		err = fmt.Errorf("wsload: a publisher's write still waited %v after publishing stopped", d.cfg.Timeout)
+		pumpErr = fmt.Errorf("wsload: a publisher's write still waited %v after publishing stopped", s.cfg.Timeout)
 	}
-	if err = cmp.Or(windowErr, err, clockErr); err != nil {
-		return nil, err
+	if err = cmp.Or(err, pumpErr); err != nil {
+		return nil, nil, err
 	}
-	for i := 1; i < len(marks); i++ {
-		for name, v := range marks[i].clocks {
-			busy[name] = append(busy[name], (v-marks[i-1].clocks[name]).Seconds()/marks[i].at.Sub(marks[i-1].at).Seconds())
-		}
-	}
-	end := time.Now().Add(d.cfg.Timeout)
-	for least, _ := d.s.counts(); least < d.s.published; least, _ = d.s.counts() {
+	end := time.Now().Add(s.cfg.Timeout)
+	for least, _ := s.counts(); least < s.published; least, _ = s.counts() {
 		if time.Now().After(end) {
-			return nil, fmt.Errorf("wsload: a subscriber read %d of the %d messages published, %v after the last",
-				least, d.s.published, d.cfg.Timeout)
+			return nil, nil, fmt.Errorf("wsload: a subscriber read %d of the %d messages published, %v after the last",
+				least, s.published, s.cfg.Timeout)
 		}
-		if err := pipeline.Wait(ctx, d.s.failed, 5*time.Millisecond); err != nil {
-			return nil, err
-		}
-	}
-	for i := range d.s.ls {
-		if n := d.s.ls[i].n.Load(); n != d.s.published {
-			return nil, fmt.Errorf("wsload: a subscriber read %d notifications of %d messages published", n, d.s.published)
+		if err := pipeline.Wait(ctx, s.failed, 5*time.Millisecond); err != nil {
+			return nil, nil, err
 		}
 	}
-	return rates, nil
+	for i := range s.ls {
+		if n := s.ls[i].n.Load(); n != s.published {
+			return nil, nil, fmt.Errorf("wsload: a subscriber read %d notifications of %d messages published", n, s.published)
+		}
+	}
+	rates, busy := make([]float64, len(growth)), map[string][]float64{}
+	for w, g := range growth {
+		rates[w] = g[0]
+		for i, name := range names {
+			busy[name] = append(busy[name], g[i+1])
+		}
+	}
+	return rates, busy, nil
 }
 
-// pump publishes until stop, within the bounds of the configuration, and
-// flushes what it wrote each time it finds no room for more.
-func (d *deliverer) pump(stop *atomic.Bool) error {
-	least, _ := d.s.counts()
-	dirty := make([]bool, len(d.s.pubs))
+// pump publishes until stop, with at most inFlight calls unanswered on
+// each publisher and lag messages unread by some subscriber, and flushes
+// what it wrote each time it finds no room for more.
+func (s *session) pump(stop *atomic.Bool, inFlight, lag int64) error {
+	least, _ := s.counts()
+	dirty := make([]bool, len(s.pubs))
 	for !stop.Load() {
-		room := int64(d.cfg.Lag) - (d.s.published - least)
-		if room <= 0 {
-			least, _ = d.s.counts()
-			room = int64(d.cfg.Lag) - (d.s.published - least)
+		if lag <= s.published-least {
+			least, _ = s.counts()
 		}
 		wrote := 0
-		for ; room > 0 && wrote < 64; room-- {
-			i := int(d.s.published % int64(len(d.s.pubs)))
-			p := d.s.pubs[i]
-			if p.sent-p.answered.Load() >= int64(d.cfg.InFlight) {
+		for room := lag - (s.published - least); room > 0 && wrote < 64; room-- {
+			i := int(s.published % int64(len(s.pubs)))
+			if p := s.pubs[i]; p.sent-p.answered.Load() >= inFlight {
 				break
 			}
-			if _, err := d.s.send("s" + strconv.FormatInt(d.s.published, 10)); err != nil {
+			if _, err := s.send("s" + strconv.FormatInt(s.published, 10)); err != nil {
 				return err
 			}
-			d.s.published++
+			s.published++
 			dirty[i] = true
 			wrote++
 		}
-		for i, p := range d.s.pubs {
+		for i, p := range s.pubs {
 			if dirty[i] {
 				if err := p.c.Flush(); err != nil {
 					return err

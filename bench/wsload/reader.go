@@ -1,13 +1,5 @@
 package wsload
 
-// reader.go holds a read-mostly connection for the flood over WebSocket,
-// where the client reading millions of notifications a second is what
-// bounds the figure: frame headers decoded by github.com/gobwas/ws out of
-// a large buffer, and nothing else done per message. Reading through Conn
-// (wsconn, which checks that every text message is UTF-8 and records
-// signs of life) costs the flood about 15% of its rate on the project's
-// machine.
-
 import (
 	"bufio"
 	"bytes"
@@ -22,17 +14,19 @@ import (
 )
 
 // Reader is a client WebSocket connection that sends little and reads
-// much. One goroutine reads; Send may come from any goroutine.
+// much, for the flood and the nodes' subscribers, where the client reading
+// is what bounds the figure: frame headers decoded by github.com/gobwas/ws
+// out of a large buffer, and nothing else done per message. Reading
+// through Conn (wsconn, which checks that every text message is UTF-8 and
+// records signs of life) costs the flood about 15% of its rate on the
+// project's machine. One goroutine reads; WriteMany may come from any
+// goroutine.
 type Reader struct {
 	nc     io.ReadWriteCloser
 	br     *bufio.Reader
 	header [ws.MaxHeaderSize - 2]byte
-	wmu    sync.Mutex // Send and the pongs
+	wmu    sync.Mutex // WriteMany and the pongs
 }
-
-// ErrClosed is returned by Reader.ReadMessage when the server closed the
-// connection with a close frame.
-var ErrClosed = errors.New("wsload: connection closed by the server")
 
 // DialReader connects to a ws:// URL on loopback as Dial does,
 // gobwas/ws making the opening handshake.
@@ -54,16 +48,21 @@ func DialReader(ctx context.Context, rawURL string) (*Reader, error) {
 	return &Reader{nc: nc, br: bufio.NewReaderSize(r, 64<<10)}, nil
 }
 
-// Send writes one text message, masked as a client's must be.
-func (r *Reader) Send(msg []byte) error {
+// WriteMany writes text messages, masked as a client's must be, a network
+// write each.
+func (r *Reader) WriteMany(msgs ...[]byte) error {
 	r.wmu.Lock()
 	defer r.wmu.Unlock()
-	return ws.WriteFrame(r.nc, ws.MaskFrame(ws.NewTextFrame(msg)))
+	for _, m := range msgs {
+		if err := ws.WriteFrame(r.nc, ws.MaskFrame(ws.NewTextFrame(m))); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ReadMessage reads the next text or binary message into dst[:0] and
-// returns it. It answers pings, skips pongs, and returns ErrClosed for a
-// close frame.
+// returns it. It answers pings, skips pongs, and fails for a close frame.
 func (r *Reader) ReadMessage(dst []byte) ([]byte, error) {
 	dst = dst[:0]
 	state := ws.StateClientSide // server frames must not be masked
@@ -95,7 +94,7 @@ func (r *Reader) ReadMessage(dst []byte) ([]byte, error) {
 		case ws.OpPong:
 			continue
 		case ws.OpClose:
-			return dst, ErrClosed
+			return dst, errors.New("wsload: connection closed by the server")
 		}
 		dst = payload
 		if h.Fin {

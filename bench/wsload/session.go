@@ -71,7 +71,7 @@ func OpenBroadcast(ctx context.Context, cfg BroadcastConfig) (Broadcaster, error
 // Messages is a connection seen as messages, one per WebSocket message
 // (Conn, Reader) or per line over a stream (streamload.Conn).
 type Messages interface {
-	Send(msg []byte) error
+	WriteMany(msgs ...[]byte) error
 	ReadMessage(dst []byte) ([]byte, error)
 	Close() error
 }
@@ -119,7 +119,7 @@ func openSession(ctx context.Context, cfg BroadcastConfig, dial func(context.Con
 	subs, err := pipeline.Open(ctx, cfg.Subscribers, 16, func(ctx context.Context, i int) (Messages, error) {
 		r, err := dial(ctx, cfg.SubscriberURLs[i%len(cfg.SubscriberURLs)])
 		if err == nil {
-			if err = subscribe(r, cfg.Subscribe, cfg.Timeout); err != nil {
+			if _, err = Subscribe(r, cfg.Subscribe, cfg.Timeout); err != nil {
 				r.Close()
 			}
 		}
@@ -149,14 +149,15 @@ func openSession(ctx context.Context, cfg BroadcastConfig, dial func(context.Con
 	return s, nil
 }
 
-// subscribe sends sub on r and checks its answer, which must come within
-// timeout.
-func subscribe(r Messages, sub []byte, timeout time.Duration) error {
-	late := time.AfterFunc(timeout, func() { r.Close() })
-	err := r.Send(sub)
+// Subscribe sends the subscription request sub on c and returns the
+// result of its answer, the subscription id as written. The answer must
+// be a success and come within timeout.
+func Subscribe(c Messages, sub []byte, timeout time.Duration) ([]byte, error) {
+	late := time.AfterFunc(timeout, func() { c.Close() })
+	err := c.WriteMany(sub)
 	var msg []byte
 	if err == nil {
-		msg, err = r.ReadMessage(nil)
+		msg, err = c.ReadMessage(nil)
 	}
 	if !late.Stop() {
 		err = fmt.Errorf("no answer within %v", timeout)
@@ -165,9 +166,10 @@ func subscribe(r Messages, sub []byte, timeout time.Duration) error {
 		err = fmt.Errorf("answered %.200s", msg)
 	}
 	if err != nil {
-		return fmt.Errorf("wsload: subscribe: %w", err)
+		return nil, fmt.Errorf("wsload: subscribe: %w", err)
 	}
-	return nil
+	id, _ := Member(msg, `"result":`)
+	return id, nil
 }
 
 // success reports whether msg is a successful answer.
@@ -269,29 +271,12 @@ func (s *session) send(text string) (*publisher, error) {
 	return p, nil
 }
 
-// wait waits for done, a failure, ctx or the timeout, which what names.
-func (s *session) wait(ctx context.Context, done <-chan struct{}, what func() string) error {
-	t := time.NewTimer(s.cfg.Timeout)
-	defer t.Stop()
-	select {
-	case <-done:
-		return nil
-	case err := <-s.failed:
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return errors.New("wsload: " + what())
-	}
-}
-
 // Publish publishes message i alone and returns the time until the last
 // subscriber has read it.
 func (s *session) Publish(ctx context.Context, i int) (time.Duration, error) {
 	text := "m" + strconv.Itoa(i)
-	st := &round{want: []byte(`"result":` + strconv.Quote(text)), done: make(chan struct{})}
-	st.waiting.Store(int64(len(s.ls)))
-	s.round.Store(st)
+	r := newRound(len(s.ls), []byte(`"result":`+strconv.Quote(text)))
+	s.round.Store(r)
 	defer s.round.Store(nil)
 	start := time.Now()
 	p, err := s.send(text)
@@ -302,38 +287,52 @@ func (s *session) Publish(ctx context.Context, i int) (time.Duration, error) {
 		return 0, err
 	}
 	s.published++
-	err = s.wait(ctx, st.done, func() string {
-		return fmt.Sprintf("%d of %d subscribers still wait for %s after %v", st.waiting.Load(), len(s.ls), text,
-			s.cfg.Timeout)
-	})
-	return time.Duration(st.last.Load() - start.UnixNano()), err
+	return r.wait(ctx, s.failed, start, s.cfg.Timeout)
 }
 
 // round is one message's delivery: who still waits for it.
 type round struct {
-	want    []byte // `"result":` and the quoted text of the message
+	want    []byte // what the message holds: `"result":` and its quoted text, or nothing
 	waiting atomic.Int64
 	last    atomic.Int64 // the latest arrival, Unix ns
 	done    chan struct{}
 }
 
-// arrived records that one subscriber has msg, if it is this round's.
+// newRound returns the round of a message that n receivers wait for.
+func newRound(n int, want []byte) *round {
+	r := &round{want: want, done: make(chan struct{})}
+	r.waiting.Store(int64(n))
+	return r
+}
+
+// arrived records that one receiver has msg, at Unix ns, if it is this
+// round's.
 func (r *round) arrived(msg []byte, at int64) {
 	if !bytes.Contains(msg, r.want) {
 		return
 	}
-	keepLatest(&r.last, at)
+	for l := r.last.Load(); at > l && !r.last.CompareAndSwap(l, at); l = r.last.Load() {
+		// another receiver stored its arrival meanwhile: keep the later
+	}
 	if r.waiting.Add(-1) == 0 {
 		close(r.done)
 	}
 }
 
-// keepLatest stores at in last unless last holds a later time already.
-func keepLatest(last *atomic.Int64, at int64) {
-	for {
-		l := last.Load()
-		if at <= l || last.CompareAndSwap(l, at) {
-			return
-		}
+// wait waits until every receiver has the message, or for an error on
+// failed, the end of ctx or timeout, and returns the time from start until
+// the last arrival.
+func (r *round) wait(ctx context.Context, failed <-chan error, start time.Time, timeout time.Duration) (time.Duration, error) {
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case <-r.done:
+		return time.Duration(r.last.Load() - start.UnixNano()), nil
+	case err := <-failed:
+		return 0, err
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	case <-t.C:
+		return 0, fmt.Errorf("wsload: %d receivers still wait for %q after %v", r.waiting.Load(), r.want, timeout)
 	}
 }

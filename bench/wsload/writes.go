@@ -23,9 +23,7 @@ type WritesSession struct {
 	servers  []net.Conn
 	msg      []byte
 	read     bool
-	waiting  atomic.Int64
-	last     atomic.Int64  // Unix ns of the latest arrival of the message
-	round    chan struct{} // the last reader has the message
+	round    atomic.Pointer[round] // the message being read
 	closeAll func()
 	readers  sync.WaitGroup
 }
@@ -33,7 +31,7 @@ type WritesSession struct {
 // OpenWrites opens the n loopback TCP connections of a WritesSession,
 // with a reader on the client end of each when read is set.
 func OpenWrites(n, size int, read bool) (*WritesSession, error) {
-	w := &WritesSession{msg: make([]byte, size), read: read, round: make(chan struct{}, 1)}
+	w := &WritesSession{msg: make([]byte, size), read: read}
 	var clients []net.Conn
 	w.closeAll = func() {
 		for i := range clients {
@@ -75,10 +73,7 @@ func (w *WritesSession) readLoop(c net.Conn, size int) {
 		if _, err := io.ReadFull(c, buf); err != nil {
 			return
 		}
-		keepLatest(&w.last, time.Now().UnixNano())
-		if w.waiting.Add(-1) == 0 {
-			w.round <- struct{}{}
-		}
+		w.round.Load().arrived(buf, time.Now().UnixNano())
 	}
 }
 
@@ -86,7 +81,8 @@ func (w *WritesSession) readLoop(c net.Conn, size int) {
 // waits until every reader has it; i is not used.
 func (w *WritesSession) Publish(ctx context.Context, _ int) (time.Duration, error) {
 	n := len(w.servers)
-	w.waiting.Store(int64(n))
+	r := newRound(n, nil)
+	w.round.Store(r)
 	start := time.Now()
 	if !w.read {
 		if err := w.write(w.servers); err != nil {
@@ -105,16 +101,7 @@ func (w *WritesSession) Publish(ctx context.Context, _ int) (time.Duration, erro
 		})
 	}
 	writers.Wait()
-	select {
-	case err := <-failed:
-		return 0, err
-	case <-w.round:
-	case <-ctx.Done():
-		return 0, ctx.Err()
-	case <-time.After(30 * time.Second):
-		return 0, fmt.Errorf("wsload: writes read: %d readers still wait", w.waiting.Load())
-	}
-	return time.Duration(w.last.Load() - start.UnixNano()), nil
+	return r.wait(ctx, failed, start, 30*time.Second)
 }
 
 // write writes the message to each of conns in turn.

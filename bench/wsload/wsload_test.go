@@ -54,7 +54,7 @@ func echoServer(t *testing.T) string {
 
 // roundTripper is what both connections share.
 type roundTripper interface {
-	Send(msg []byte) error
+	WriteMany(msgs ...[]byte) error
 	ReadMessage(dst []byte) ([]byte, error)
 	Close() error
 }
@@ -74,7 +74,7 @@ func TestConnAndReaderRoundTripMessagesOfEverySize(t *testing.T) {
 		var buf []byte
 		for _, n := range []int{0, 1, 9, 125, 126, 65535, 65536, 200000} {
 			msg := []byte(strings.Repeat("abcdefghij", n/10+1)[:n])
-			if err := rt.Send(msg); err != nil {
+			if err := rt.WriteMany(msg); err != nil {
 				t.Fatal(err)
 			}
 			got, err := rt.ReadMessage(buf)
