@@ -34,7 +34,7 @@ type bareConn struct {
 // driveBare dials one bare connection, encodes every call for each of
 // depth goroutines with ids of their own, and starts the goroutines, a
 // writer and a reader.
-func driveBare(ctx context.Context, url string, depth int, r *run, wg *sync.WaitGroup) (func(), error) {
+func driveBare(ctx context.Context, url string, depth int, r *run) (func(), error) {
 	calls := *r.calls.Load()
 	c := &bareConn{stride: len(calls), byName: map[string]int{}, wake: make(chan struct{}, 1), r: r,
 		reqs: make([][][]byte, depth), done: make([]chan error, depth)}
@@ -55,29 +55,27 @@ func driveBare(ctx context.Context, url string, depth int, r *run, wg *sync.Wait
 			c.reqs[g] = append(c.reqs[g], inprocess.Request(call, g*c.stride+k+1, nil))
 		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, dialTimeout)
-	defer cancel()
 	var err error
 	if c.ws, err = wsload.Dial(ctx, url); err != nil {
 		return nil, fmt.Errorf("clientload: bare: %w", err)
 	}
-	wg.Go(c.writeLoop)
-	wg.Go(c.readLoop)
+	r.Go(c.writeLoop)
+	r.Go(c.readLoop)
 	for g := range depth {
-		wg.Go(func() { c.callLoop(g) })
+		r.Go(func() error { return c.callLoop(g) })
 	}
 	return func() { c.ws.Close() }, nil
 }
 
 // callLoop makes goroutine g's calls one at a time, starting at the g-th,
 // until the run stops or the connection is lost.
-func (c *bareConn) callLoop(g int) {
-	for j := g; !c.r.stop.Load(); j++ {
+func (c *bareConn) callLoop(g int) error {
+	for j := g; !c.r.Stopping(); j++ {
 		k := c.byName[c.r.next(j).Method]
 		c.mu.Lock()
 		if c.dead {
 			c.mu.Unlock()
-			return
+			return nil
 		}
 		c.queued = append(c.queued, c.reqs[g][k])
 		if len(c.queued) == 1 {
@@ -88,22 +86,22 @@ func (c *bareConn) callLoop(g int) {
 		}
 		c.mu.Unlock()
 		if err := <-c.done[g]; err != nil {
-			c.r.fail(fmt.Errorf("clientload: bare: %w", err))
-			return
+			return fmt.Errorf("clientload: bare: %w", err)
 		}
 		c.r.answered.Add(1)
 	}
+	return nil
 }
 
 // writeLoop writes what is queued, all of it in one network write, each
 // time the queue stops being empty, until the run stops.
-func (c *bareConn) writeLoop() {
+func (c *bareConn) writeLoop() error {
 	var spare [][]byte
 	for {
 		select {
 		case <-c.wake:
-		case <-c.r.quit:
-			return
+		case <-c.r.Quit():
+			return nil
 		}
 		// The callers woken by the answers just read are about to queue
 		// their next calls: let them, so that they leave together.
@@ -113,8 +111,7 @@ func (c *bareConn) writeLoop() {
 		c.queued = spare[:0]
 		c.mu.Unlock()
 		if err := c.ws.WriteMany(msgs...); err != nil {
-			c.r.fail(fmt.Errorf("clientload: bare: %w", err))
-			return
+			return fmt.Errorf("clientload: bare: %w", err)
 		}
 		spare = msgs
 	}
@@ -123,7 +120,7 @@ func (c *bareConn) writeLoop() {
 // readLoop reads the answers and hands each to the goroutine its id names,
 // with its outcome. When reading fails, every goroutine waiting is told
 // and later calls fail.
-func (c *bareConn) readLoop() {
+func (c *bareConn) readLoop() error {
 	var msg []byte
 	var err error
 	for err == nil {
@@ -131,7 +128,7 @@ func (c *bareConn) readLoop() {
 			err = c.deliver(msg)
 		}
 	}
-	c.r.fail(fmt.Errorf("clientload: bare: %w", err))
+	c.r.Fail(fmt.Errorf("clientload: bare: %w", err))
 	c.mu.Lock()
 	c.dead = true
 	c.mu.Unlock()
@@ -141,6 +138,7 @@ func (c *bareConn) readLoop() {
 		default:
 		}
 	}
+	return nil
 }
 
 // deliver checks that msg carries the result of the call its id names, the

@@ -18,7 +18,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -123,10 +122,8 @@ type Result struct {
 
 // run is what the goroutines of a run share.
 type run struct {
-	calls  atomic.Pointer[[]Call] // the calls being made, switched between the phases
-	stop   atomic.Bool
-	quit   chan struct{} // closed when the run stops
-	failed chan error
+	calls atomic.Pointer[[]Call] // the calls being made, switched between the phases
+	*pipeline.Group
 	// answered has a cache line of its own: every call adds to it, and
 	// the fields above are read by every call on every core.
 	_        [cacheLine]byte
@@ -136,17 +133,6 @@ type run struct {
 
 // cacheLine is the size of a processor's cache line, at least.
 const cacheLine = 64
-
-// fail reports err unless the run is stopping.
-func (r *run) fail(err error) {
-	if r.stop.Load() {
-		return
-	}
-	select {
-	case r.failed <- err:
-	default:
-	}
-}
 
 // Run dials cfg.Conns clients of cfg.Client to cfg.URL, drives them, and
 // returns the windows. A wrong answer or a failed call ends it with an
@@ -166,20 +152,18 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if !ok {
 		return Result{}, fmt.Errorf("clientload: no client %q", cfg.Client)
 	}
-	r := &run{quit: make(chan struct{}), failed: make(chan error, 1)}
+	r := &run{Group: pipeline.NewGroup()}
 	r.calls.Store(&cfg.Calls)
-	var wg sync.WaitGroup
 	var closers []func()
-	defer func() {
-		r.stop.Store(true)
-		close(r.quit)
+	defer r.Stop(func() {
 		for _, c := range closers {
 			c()
 		}
-		wg.Wait()
-	}()
+	})
 	for range cfg.Conns {
-		closeClient, err := drive(ctx, cfg.URL, cfg.Depth, r, &wg)
+		dialCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		closeClient, err := drive(dialCtx, cfg.URL, cfg.Depth, r)
+		cancel()
 		if err != nil {
 			return Result{}, err
 		}
@@ -203,7 +187,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 // the process at the start and the end of every window.
 func (r *run) windows(ctx context.Context, w pipeline.Windows) ([]Window, error) {
 	var ms runtime.MemStats
-	growth, err := w.Growth(ctx, r.failed, func() ([]float64, error) {
+	growth, err := w.Growth(ctx, r.Failed, func() ([]float64, error) {
 		n := r.answered.Load()
 		runtime.ReadMemStats(&ms)
 		return []float64{float64(n), float64(ms.Mallocs)}, nil
@@ -215,11 +199,9 @@ func (r *run) windows(ctx context.Context, w pipeline.Windows) ([]Window, error)
 	return out, err
 }
 
-// driver dials one client and starts the goroutines that drive it with
-// depth calls in flight; the function it returns closes the client, after
-// which the goroutines end.
-type driver func(ctx context.Context, url string, depth int, r *run, wg *sync.WaitGroup) (func(), error)
+// driver dials one client (ctx bounds the dial) and starts the goroutines
+// that drive it with depth calls in flight in r; the function it returns
+// closes the client, after which the goroutines end.
+type driver func(ctx context.Context, url string, depth int, r *run) (func(), error)
 
 var drivers = map[string]driver{Ours: driveOurs, OursGo: driveOursGo, Geth: driveGeth, Bare: driveBare}
-
-const dialTimeout = 10 * time.Second

@@ -11,9 +11,10 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // Config describes one load run.
@@ -107,25 +108,42 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		defer clients.Close()
 	}
 	cfg.HTTP2 = clients.http2
-	ctx, fail := context.WithCancelCause(ctx)
-	defer fail(nil)
 	workers := make([]*worker, len(clients.clients))
 	for i, c := range clients.clients {
-		workers[i] = &worker{cfg: &cfg, client: c, fail: fail}
+		workers[i] = &worker{cfg: &cfg, client: c}
 	}
-	if cfg.Warmup > 0 {
-		end := time.Now().Add(cfg.Warmup)
-		runAll(ctx, workers, func() bool { return ctx.Err() == nil && time.Now().Before(end) }, false)
+	// phase runs the workers until more reports false or a request fails,
+	// recording latencies when record is set.
+	phase := func(more func() bool, record bool) error {
+		g, ctx := errgroup.WithContext(ctx)
+		for _, w := range workers {
+			g.Go(func() error {
+				for ctx.Err() == nil && more() {
+					took, err := w.once(ctx)
+					if err != nil {
+						return err
+					}
+					if record {
+						w.lat = append(w.lat, took)
+					}
+				}
+				return nil
+			})
+		}
+		return g.Wait()
+	}
+	warm := time.Now().Add(cfg.Warmup)
+	if err := phase(func() bool { return time.Now().Before(warm) }, false); err != nil {
+		return Result{}, err
 	}
 	start := time.Now()
 	end := start.Add(cfg.Duration)
 	var sent atomic.Int64
-	runAll(ctx, workers, func() bool {
-		return ctx.Err() == nil && (cfg.Duration <= 0 || time.Now().Before(end)) &&
-			(cfg.Requests <= 0 || sent.Add(1) <= cfg.Requests)
+	err := phase(func() bool {
+		return (cfg.Duration <= 0 || time.Now().Before(end)) && (cfg.Requests <= 0 || sent.Add(1) <= cfg.Requests)
 	}, true)
 	elapsed := time.Since(start)
-	if err := context.Cause(ctx); err != nil {
+	if err != nil {
 		return Result{}, err
 	}
 	var r Result
@@ -177,36 +195,12 @@ func newClient(cfg Config, scheme string) *http.Client {
 	}}
 }
 
-func runAll(ctx context.Context, workers []*worker, more func() bool, record bool) {
-	var wg sync.WaitGroup
-	for _, w := range workers {
-		wg.Go(func() { w.loop(ctx, more, record) })
-	}
-	wg.Wait()
-}
-
 // worker sends requests on one connection, one at a time.
 type worker struct {
 	cfg    *Config
 	client *http.Client
 	buf    bytes.Buffer
 	lat    []time.Duration
-	fail   context.CancelCauseFunc // ends the run with the first error
-}
-
-// loop sends requests until more reports false or one fails, recording
-// latencies when record is set.
-func (w *worker) loop(ctx context.Context, more func() bool, record bool) {
-	for more() {
-		took, err := w.once(ctx)
-		if err != nil {
-			w.fail(err)
-			return
-		}
-		if record {
-			w.lat = append(w.lat, took)
-		}
-	}
 }
 
 // once sends one request and checks the answer, returning its latency.
@@ -228,7 +222,10 @@ func (w *worker) once(ctx context.Context) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	wantMajor := map[bool]int{false: 1, true: 2}[w.cfg.HTTP2]
+	wantMajor := 1
+	if w.cfg.HTTP2 {
+		wantMajor = 2
+	}
 	switch ct := w.cfg.ExpectContentType; {
 	case resp.StatusCode != http.StatusOK:
 		return 0, fmt.Errorf("status %d, want 200: %.200s", resp.StatusCode, w.buf.Bytes())

@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
 )
 
@@ -57,23 +56,15 @@ func Run(ctx context.Context, cfg Config, dial func(ctx context.Context) (Conn, 
 	if err != nil {
 		return nil, err
 	}
+	g := NewGroup()
+	defer g.Stop(func() { CloseAll(conns) })
 	runs := make([]*piper, len(conns))
-	var stop atomic.Bool
-	failed := make(chan error, len(conns)*2)
-	var wg sync.WaitGroup
 	for i, c := range conns {
-		p := &piper{c: c, cfg: &cfg, stop: &stop, wake: make(chan struct{}, 1), done: make(chan struct{}), failed: failed}
-		runs[i] = p
-		wg.Go(p.readLoop)
-		wg.Go(p.writeLoop)
+		runs[i] = &piper{c: c, cfg: &cfg, g: g, wake: make(chan struct{}, 1), done: make(chan struct{})}
+		g.Go(runs[i].readLoop)
+		g.Go(runs[i].writeLoop)
 	}
-	defer func() {
-		stop.Store(true)
-		CloseAll(conns)
-		wg.Wait()
-	}()
-	return cfg.Windows.Rates(ctx, failed, func() int64 {
-		var n int64
+	return cfg.Windows.Rates(ctx, g.Failed, func() (n int64) {
 		for _, p := range runs {
 			n += p.answered.Load()
 		}
@@ -85,34 +76,26 @@ func Run(ctx context.Context, cfg Config, dial func(ctx context.Context) (Conn, 
 type piper struct {
 	c        Conn
 	cfg      *Config
-	stop     *atomic.Bool
+	g        *Group
 	inflight atomic.Int64
 	answered atomic.Int64
 	wake     chan struct{} // the reader made room
 	done     chan struct{} // the reader ended
-	failed   chan<- error
-}
-
-// fail reports err unless the run is stopping.
-func (p *piper) fail(err error) {
-	if !p.stop.Load() {
-		p.failed <- err
-	}
 }
 
 // writeLoop tops the connection up to Depth calls in flight, writing the
 // missing ones together.
-func (p *piper) writeLoop() {
+func (p *piper) writeLoop() error {
 	reqs := p.cfg.Requests
 	batch := make([][]byte, 0, p.cfg.Depth)
 	j := 0
-	for !p.stop.Load() {
+	for !p.g.Stopping() {
 		room := int64(p.cfg.Depth) - p.inflight.Load()
 		if room <= 0 {
 			select {
 			case <-p.wake:
 			case <-p.done:
-				return
+				return nil
 			}
 			continue
 		}
@@ -125,17 +108,17 @@ func (p *piper) writeLoop() {
 		}
 		p.inflight.Add(room)
 		if err := p.c.WriteMany(batch...); err != nil {
-			p.fail(fmt.Errorf("pipeline: write: %w", err))
-			return
+			return fmt.Errorf("pipeline: write: %w", err)
 		}
 	}
+	return nil
 }
 
 // readLoop checks and counts answers, and wakes the writer when it has
 // drained what arrived (before its next read waits) or half the window is
 // free. Answers are counted in the shared counters every countEvery of
 // them and before each wait, not one by one.
-func (p *piper) readLoop() {
+func (p *piper) readLoop() error {
 	defer close(p.done)
 	half := int64(p.cfg.Depth / 2)
 	var uncounted int64
@@ -157,13 +140,11 @@ func (p *piper) readLoop() {
 	for {
 		msg, err := p.c.ReadMessage(buf)
 		if err != nil {
-			p.fail(fmt.Errorf("pipeline: read: %w", err))
-			return
+			return fmt.Errorf("pipeline: read: %w", err)
 		}
 		buf = msg
 		if err := p.cfg.Expect.Check(msg); err != nil {
-			p.fail(err)
-			return
+			return err
 		}
 		if uncounted++; uncounted >= countEvery {
 			count()

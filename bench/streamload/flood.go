@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -58,10 +57,8 @@ func flood(ctx context.Context, c wsload.Messages, cfg FloodConfig) ([]float64, 
 	}
 	head := []byte(`{"jsonrpc":"2.0","method":"` + cfg.Notification + `","params":{"subscription":` + string(id) + `,"result":`)
 	var got atomic.Int64
-	var stop atomic.Bool
-	failed := make(chan error, 1)
-	var wg sync.WaitGroup
-	wg.Go(func() {
+	g := pipeline.NewGroup()
+	g.Go(func() error {
 		var buf []byte
 		for n := int64(1); ; n++ {
 			msg, err := c.ReadMessage(buf)
@@ -69,20 +66,14 @@ func flood(ctx context.Context, c wsload.Messages, cfg FloodConfig) ([]float64, 
 				err = checkItem(msg, head, n)
 			}
 			if err != nil {
-				if !stop.Load() {
-					failed <- err
-				}
-				return
+				return err
 			}
 			got.Store(n)
+			buf = msg
 		}
 	})
-	defer func() {
-		stop.Store(true)
-		c.Close()
-		wg.Wait()
-	}()
-	return cfg.Windows.Rates(ctx, failed, got.Load)
+	defer g.Stop(func() { c.Close() })
+	return cfg.Windows.Rates(ctx, g.Failed, got.Load)
 }
 
 // checkItem fails unless msg is the notification of head carrying n.

@@ -104,11 +104,11 @@ func (s *session) probeAll(ctx context.Context) error {
 			}
 			p.sent++
 		}
-		if err := pipeline.Wait(ctx, s.failed, 50*time.Millisecond); err != nil {
+		if err := pipeline.Wait(ctx, s.Failed, 50*time.Millisecond); err != nil {
 			return err
 		}
 	}
-	err := pipeline.Wait(ctx, s.failed, 200*time.Millisecond)
+	err := pipeline.Wait(ctx, s.Failed, 200*time.Millisecond)
 	s.probing.Store(false)
 	return err
 }
@@ -122,12 +122,12 @@ func (s *session) stream(ctx context.Context, cfg DeliveryConfig) ([]float64, ma
 	go func() {
 		err := s.pump(&stop, int64(cfg.InFlight), int64(cfg.Lag))
 		if err != nil {
-			s.fail(err)
+			s.Fail(err)
 		}
 		pumped <- err
 	}()
 	names := slices.Sorted(maps.Keys(cfg.Clocks))
-	growth, err := cfg.Stream.Growth(ctx, s.failed, func() ([]float64, error) {
+	growth, err := cfg.Stream.Growth(ctx, s.Failed, func() ([]float64, error) {
 		_, n := s.counts()
 		v := []float64{float64(n)}
 		for _, name := range names {
@@ -161,7 +161,7 @@ func (s *session) stream(ctx context.Context, cfg DeliveryConfig) ([]float64, ma
 			return nil, nil, fmt.Errorf("wsload: a subscriber read %d of the %d messages published, %v after the last",
 				least, s.published, s.cfg.Timeout)
 		}
-		if err := pipeline.Wait(ctx, s.failed, 5*time.Millisecond); err != nil {
+		if err := pipeline.Wait(ctx, s.Failed, 5*time.Millisecond); err != nil {
 			return nil, nil, err
 		}
 	}

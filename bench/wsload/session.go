@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -100,9 +99,8 @@ type session struct {
 	ls                  []listener
 	pubs                []*publisher
 	round               atomic.Pointer[round] // the message being broadcast
-	probing, stopping   atomic.Bool
-	failed              chan error
-	wg                  sync.WaitGroup
+	probing             atomic.Bool
+	*pipeline.Group           // the readers
 	published           int64 // messages published, probes left out
 	id                  int
 }
@@ -115,7 +113,7 @@ func openSession(ctx context.Context, cfg BroadcastConfig, dial func(context.Con
 	}
 	cfg.Timeout = cmp.Or(cfg.Timeout, 30*time.Second)
 	s := &session{cfg: cfg, notification: []byte(`"method":"` + cfg.Notification + `"`),
-		probe: []byte(`"result":"probe"`), failed: make(chan error, cfg.Subscribers+len(cfg.PublisherURLs)+1)}
+		probe: []byte(`"result":"probe"`), Group: pipeline.NewGroup()}
 	subs, err := pipeline.Open(ctx, cfg.Subscribers, 16, func(ctx context.Context, i int) (Messages, error) {
 		r, err := dial(ctx, cfg.SubscriberURLs[i%len(cfg.SubscriberURLs)])
 		if err == nil {
@@ -141,10 +139,10 @@ func openSession(ctx context.Context, cfg BroadcastConfig, dial func(context.Con
 		s.pubs = append(s.pubs, &publisher{c: c})
 	}
 	for i := range s.ls {
-		s.wg.Go(func() { s.listen(&s.ls[i]) })
+		s.Go(func() error { return s.listen(&s.ls[i]) })
 	}
 	for _, p := range s.pubs {
-		s.wg.Go(func() { s.drain(p) })
+		s.Go(func() error { return s.drain(p) })
 	}
 	return s, nil
 }
@@ -177,32 +175,19 @@ func success(msg []byte) bool {
 	return bytes.Contains(msg, []byte(`"result":`)) && !bytes.Contains(msg, []byte(`"error":`))
 }
 
-// fail hands err on unless the session is closing.
-func (s *session) fail(err error) {
-	if s.stopping.Load() {
-		return
-	}
-	select {
-	case s.failed <- err:
-	default:
-	}
-}
-
 // listen reads one subscriber's notifications until its connection ends:
 // each must be a notification; a probe marks the subscriber live while the
 // session probes, and every other one is counted.
-func (s *session) listen(l *listener) {
+func (s *session) listen(l *listener) error {
 	var buf []byte
 	for {
 		msg, err := l.r.ReadMessage(buf)
 		if err != nil {
-			s.fail(fmt.Errorf("wsload: subscriber: %w", err))
-			return
+			return fmt.Errorf("wsload: subscriber: %w", err)
 		}
 		at := time.Now().UnixNano()
 		if !bytes.Contains(msg, s.notification) {
-			s.fail(fmt.Errorf("wsload: subscriber got %.200s", msg))
-			return
+			return fmt.Errorf("wsload: subscriber got %.200s", msg)
 		}
 		if s.probing.Load() && bytes.Contains(msg, s.probe) {
 			l.probed.Store(true)
@@ -217,7 +202,7 @@ func (s *session) listen(l *listener) {
 }
 
 // drain reads a publisher's answers, which must be successes.
-func (s *session) drain(p *publisher) {
+func (s *session) drain(p *publisher) error {
 	var buf []byte
 	for {
 		msg, err := p.c.ReadMessage(buf)
@@ -225,8 +210,7 @@ func (s *session) drain(p *publisher) {
 			err = fmt.Errorf("publish answered %.200s", msg)
 		}
 		if err != nil {
-			s.fail(fmt.Errorf("wsload: publisher: %w", err))
-			return
+			return fmt.Errorf("wsload: publisher: %w", err)
 		}
 		p.answered.Add(1)
 		buf = msg
@@ -235,14 +219,14 @@ func (s *session) drain(p *publisher) {
 
 // Close closes every connection and waits for the readers.
 func (s *session) Close() {
-	s.stopping.Store(true)
-	for i := range s.ls {
-		s.ls[i].r.Close()
-	}
-	for _, p := range s.pubs {
-		p.c.Close()
-	}
-	s.wg.Wait()
+	s.Stop(func() {
+		for i := range s.ls {
+			s.ls[i].r.Close()
+		}
+		for _, p := range s.pubs {
+			p.c.Close()
+		}
+	})
 }
 
 // counts returns the fewest notifications a subscriber has read, and all
@@ -287,7 +271,7 @@ func (s *session) Publish(ctx context.Context, i int) (time.Duration, error) {
 		return 0, err
 	}
 	s.published++
-	return r.wait(ctx, s.failed, start, s.cfg.Timeout)
+	return r.wait(ctx, s.Failed, start, s.cfg.Timeout)
 }
 
 // round is one message's delivery: who still waits for it.
