@@ -61,36 +61,27 @@ func driveBare(ctx context.Context, url string, depth int, r *run) (func(), erro
 	}
 	r.Go(c.writeLoop)
 	r.Go(c.readLoop)
-	for g := range depth {
-		r.Go(func() error { return c.callLoop(g) })
-	}
+	callers(depth, r, Bare, c.call)
 	return func() { c.ws.Close() }, nil
 }
 
-// callLoop makes goroutine g's calls one at a time, starting at the g-th,
-// until the run stops or the connection is lost.
-func (c *bareConn) callLoop(g int) error {
-	for j := g; !c.r.Stopping(); j++ {
-		k := c.byName[c.r.next(j).Method]
-		c.mu.Lock()
-		if c.dead {
-			c.mu.Unlock()
-			return nil
-		}
-		c.queued = append(c.queued, c.reqs[g][k])
-		if len(c.queued) == 1 {
-			select {
-			case c.wake <- struct{}{}:
-			default:
-			}
-		}
+// call queues goroutine g's request of call for the writer and waits for
+// the outcome of its answer.
+func (c *bareConn) call(_ context.Context, g int, call *Call) error {
+	c.mu.Lock()
+	if c.dead {
 		c.mu.Unlock()
-		if err := <-c.done[g]; err != nil {
-			return fmt.Errorf("clientload: bare: %w", err)
-		}
-		c.r.answered.Add(1)
+		return errors.New("the connection is lost")
 	}
-	return nil
+	c.queued = append(c.queued, c.reqs[g][c.byName[call.Method]])
+	if len(c.queued) == 1 {
+		select {
+		case c.wake <- struct{}{}:
+		default:
+		}
+	}
+	c.mu.Unlock()
+	return <-c.done[g]
 }
 
 // writeLoop writes what is queued, all of it in one network write, each

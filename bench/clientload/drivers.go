@@ -22,7 +22,7 @@ func driveOurs(ctx context.Context, url string, depth int, r *run) (func(), erro
 	if err != nil {
 		return nil, fmt.Errorf("clientload: %w", err)
 	}
-	callers(depth, r, Ours, func(ctx context.Context, call *Call) error {
+	callers(depth, r, Ours, func(ctx context.Context, _ int, call *Call) error {
 		if call.isString() {
 			s, err := rpcclient.CallT[string](ctx, c, call.Method, call.Args...)
 			return cmp.Or(err, check(call, s))
@@ -40,7 +40,7 @@ func driveGeth(ctx context.Context, url string, depth int, r *run) (func(), erro
 	if err != nil {
 		return nil, fmt.Errorf("clientload: go-ethereum: %w", err)
 	}
-	callers(depth, r, Geth, func(ctx context.Context, call *Call) error {
+	callers(depth, r, Geth, func(ctx context.Context, _ int, call *Call) error {
 		var n float64
 		var s string
 		if call.isString() {
@@ -52,15 +52,15 @@ func driveGeth(ctx context.Context, url string, depth int, r *run) (func(), erro
 }
 
 // callers starts depth goroutines, each making one call at a time with
-// do, starting at a different call, until the run stops; the client is
-// named name in errors.
-func callers(depth int, r *run, name string, do func(context.Context, *Call) error) {
+// do (g is the goroutine's number), starting at the g-th call, until the
+// run stops; the client is named name in errors.
+func callers(depth int, r *run, name string, do func(ctx context.Context, g int, call *Call) error) {
 	ctx := context.Background() // never ends: a call waits for its answer alone
-	for first := range depth {
+	for g := range depth {
 		r.Go(func() error {
-			for j := first; !r.Stopping(); j++ {
+			for j := g; !r.Stopping(); j++ {
 				call := r.next(j)
-				if err := do(ctx, call); err != nil {
+				if err := do(ctx, g, call); err != nil {
 					return fmt.Errorf("clientload: %s: %s: %w", name, call.Method, err)
 				}
 				r.answered.Add(1)

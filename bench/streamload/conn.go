@@ -1,3 +1,14 @@
+// Package streamload is the raw-stream side of the load generator: JSON-RPC
+// over a TCP or unix-socket connection, requests written back to back each
+// followed by a newline, answers read line by line (ours ends every answer
+// with "\n", and go-ethereum's IPC codec does too). Dialer hands Conn to
+// package pipeline, which drives the pipelined calls and opens the idle
+// connections; Flood measures the items per second of one subscription.
+// Every answer and every notification is checked.
+//
+// Like package load it only ever connects to this machine: a TCP address
+// must be a loopback IP or "localhost", and every dial is checked again
+// after name resolution.
 package streamload
 
 import (
@@ -100,20 +111,19 @@ func (c *Conn) WriteMany(msgs ...[]byte) error {
 	return c.bw.Flush()
 }
 
-var errLineTooLong = errors.New("streamload: line too long")
-
-// ReadLine returns the next line without its newline. The slice is valid
-// until the next read; dst is used when the line is longer than the
-// buffer.
-func (c *Conn) ReadLine(dst []byte) ([]byte, error) {
+// ReadMessage returns the next line, an answer, without its newline. The
+// slice is valid until the next read: it lies in the reader's buffer, or,
+// for a line longer than the buffer, in a slice of its own (dst is not
+// used: it may be the previous answer, in the buffer).
+func (c *Conn) ReadMessage(_ []byte) ([]byte, error) {
 	line, err := c.br.ReadSlice('\n')
 	if err == nil {
 		return line[:len(line)-1], nil
 	}
-	dst = append(dst[:0], line...)
+	dst := append([]byte(nil), line...)
 	for errors.Is(err, bufio.ErrBufferFull) {
 		if len(dst) > maxLine {
-			return nil, errLineTooLong
+			return nil, errors.New("streamload: line too long")
 		}
 		line, err = c.br.ReadSlice('\n')
 		dst = append(dst, line...)
@@ -123,11 +133,6 @@ func (c *Conn) ReadLine(dst []byte) ([]byte, error) {
 	}
 	return dst[:len(dst)-1], nil
 }
-
-// ReadMessage is ReadLine for pipeline.Conn: the answer, valid until the
-// next read. dst is not used: it may be the previous answer, which lies in
-// the reader's buffer.
-func (c *Conn) ReadMessage(_ []byte) ([]byte, error) { return c.ReadLine(nil) }
 
 // BeforeReadWait sets f, called on the reading goroutine each time a read
 // is about to read the network because the buffer cannot complete the

@@ -34,13 +34,13 @@ func TestCheckItemFindsGapsAndStrangers(t *testing.T) {
 	}
 }
 
-func TestReadLineReadsLinesLongerThanTheBuffer(t *testing.T) {
+func TestReadMessageReadsLinesLongerThanTheBuffer(t *testing.T) {
 	server, client := net.Pipe()
 	c := newConn(client)
 	long := strings.Repeat("x", 200<<10)
 	go func() { server.Write([]byte("short\n" + long + "\n")); server.Close() }()
 	for _, want := range []string{"short", long} {
-		got, err := c.ReadLine(nil)
+		got, err := c.ReadMessage(nil)
 		if err != nil || string(got) != want {
 			t.Fatalf("%d bytes, %v; want %d", len(got), err, len(want))
 		}

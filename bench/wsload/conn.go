@@ -1,3 +1,14 @@
+// Package wsload is the WebSocket side of the load generator: Conn, package
+// wsconn's client side, for calls (Dialer hands it to package pipeline);
+// Reader, the cheapest reader of a stream of notifications; answers checked
+// byte-wise (Expect), so that the client's own cost stays small next to the
+// server's. Built on them: a session of many subscribers and their
+// publishers, which times a broadcast (OpenBroadcast), and delivery to many
+// subscribers spread over several servers (Delivery).
+//
+// Like package load it only ever connects to loopback: Dial refuses a URL
+// whose host is not a loopback IP or "localhost", and every dial is checked
+// again after name resolution.
 package wsload
 
 import (

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // WritesSession is n loopback TCP connections: a Broadcaster that times
@@ -20,25 +22,18 @@ import (
 // to its connections in turn, and the time runs until the last reader has
 // the message.
 type WritesSession struct {
-	servers  []net.Conn
-	msg      []byte
-	read     bool
-	round    atomic.Pointer[round] // the message being read
-	closeAll func()
-	readers  sync.WaitGroup
+	servers []net.Conn // the ends written to
+	all     []net.Conn // both ends of every connection
+	msg     []byte
+	read    bool
+	round   atomic.Pointer[round] // the message being read
+	readers sync.WaitGroup
 }
 
 // OpenWrites opens the n loopback TCP connections of a WritesSession,
 // with a reader on the client end of each when read is set.
 func OpenWrites(n, size int, read bool) (*WritesSession, error) {
 	w := &WritesSession{msg: make([]byte, size), read: read}
-	var clients []net.Conn
-	w.closeAll = func() {
-		for i := range clients {
-			clients[i].Close()
-			w.servers[i].Close()
-		}
-	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("wsload: writes: %w", err)
@@ -46,20 +41,17 @@ func OpenWrites(n, size int, read bool) (*WritesSession, error) {
 	defer l.Close()
 	for range n {
 		c, err := net.Dial("tcp", l.Addr().String())
+		var s net.Conn
+		if err == nil {
+			w.all = append(w.all, c)
+			s, err = l.Accept()
+		}
 		if err != nil {
-			w.closeAll()
+			w.Close()
 			return nil, fmt.Errorf("wsload: writes: %w", err)
 		}
-		s, err := l.Accept()
-		if err != nil {
-			c.Close()
-			w.closeAll()
-			return nil, fmt.Errorf("wsload: writes: %w", err)
-		}
-		clients, w.servers = append(clients, c), append(w.servers, s)
-	}
-	if read {
-		for _, c := range clients {
+		w.all, w.servers = append(w.all, s), append(w.servers, s)
+		if read {
 			w.readers.Go(func() { w.readLoop(c, size) })
 		}
 	}
@@ -85,23 +77,18 @@ func (w *WritesSession) Publish(ctx context.Context, _ int) (time.Duration, erro
 	w.round.Store(r)
 	start := time.Now()
 	if !w.read {
-		if err := w.write(w.servers); err != nil {
-			return 0, err
-		}
-		return time.Since(start), nil
+		err := w.write(w.servers)
+		return time.Since(start), err
 	}
 	shares := max(1, min(runtime.GOMAXPROCS(0), n))
-	var writers sync.WaitGroup
-	failed := make(chan error, shares)
+	var writers errgroup.Group
 	for i := range shares {
-		writers.Go(func() {
-			if err := w.write(w.servers[i*n/shares : (i+1)*n/shares]); err != nil {
-				failed <- err
-			}
-		})
+		writers.Go(func() error { return w.write(w.servers[i*n/shares : (i+1)*n/shares]) })
 	}
-	writers.Wait()
-	return r.wait(ctx, failed, start, 30*time.Second)
+	if err := writers.Wait(); err != nil {
+		return 0, err
+	}
+	return r.wait(ctx, nil, start, 30*time.Second)
 }
 
 // write writes the message to each of conns in turn.
@@ -116,6 +103,8 @@ func (w *WritesSession) write(conns []net.Conn) error {
 
 // Close closes the connections and waits for the readers.
 func (w *WritesSession) Close() {
-	w.closeAll()
+	for _, c := range w.all {
+		c.Close()
+	}
 	w.readers.Wait()
 }
