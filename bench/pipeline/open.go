@@ -7,13 +7,17 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
+// Closer is a connection Open can open: comparable, so that CloseAll can
+// tell the ones set.
+type Closer interface {
+	comparable
+	io.Closer
+}
+
 // Open opens n connections with open (i is the connection's index),
 // parallel at a time. On the first error it stops, closes those it opened
 // and returns the error.
-func Open[C interface {
-	comparable
-	io.Closer
-}](ctx context.Context, n, parallel int, open func(ctx context.Context, i int) (C, error)) ([]C, error) {
+func Open[C Closer](ctx context.Context, n, parallel int, open func(ctx context.Context, i int) (C, error)) ([]C, error) {
 	conns := make([]C, n)
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(1, parallel))
@@ -37,10 +41,7 @@ func Open[C interface {
 }
 
 // CloseAll closes every connection of conns that is set.
-func CloseAll[C interface {
-	comparable
-	io.Closer
-}](conns []C) {
+func CloseAll[C Closer](conns []C) {
 	var none C
 	for _, c := range conns {
 		if c != none {
