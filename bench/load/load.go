@@ -170,13 +170,17 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	return r, nil
 }
 
-// parseLoopback parses raw, an http or https URL on this machine.
+// parseLoopback parses raw and fails unless it is an http or https URL
+// whose host is a loopback IP address or "localhost".
 func parseLoopback(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
+	if err == nil && u.Scheme != "http" && u.Scheme != "https" {
+		err = fmt.Errorf("load: scheme %q: want http or https", u.Scheme)
+	}
 	if err != nil {
 		return nil, err
 	}
-	return u, CheckLoopbackURL(u)
+	return u, CheckLoopbackHost(u.Hostname())
 }
 
 // newClient returns a client that holds at most one connection, speaking

@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -128,10 +127,9 @@ func TestRunRefusesTargetsOffThisMachine(t *testing.T) {
 	}
 }
 
-func TestCheckLoopbackURLAcceptsLoopback(t *testing.T) {
+func TestParseLoopbackAcceptsLoopback(t *testing.T) {
 	for _, target := range []string{"https://127.0.0.1:8443/rpc", "http://localhost/", "https://[::1]:9000/", "http://127.3.4.5/"} {
-		u, _ := url.Parse(target)
-		if err := CheckLoopbackURL(u); err != nil {
+		if _, err := parseLoopback(target); err != nil {
 			t.Errorf("%s: %v", target, err)
 		}
 	}

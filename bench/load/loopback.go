@@ -4,21 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/url"
 	"syscall"
 )
 
 // ErrNotLoopback is returned for a target that is not on this machine.
 var ErrNotLoopback = errors.New("load: only loopback targets are allowed")
-
-// CheckLoopbackURL fails unless u is an http or https URL whose host is a
-// loopback IP address or "localhost".
-func CheckLoopbackURL(u *url.URL) error {
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return fmt.Errorf("load: scheme %q: want http or https", u.Scheme)
-	}
-	return CheckLoopbackHost(u.Hostname())
-}
 
 // CheckLoopbackHost fails unless host is a loopback IP address or
 // "localhost".
