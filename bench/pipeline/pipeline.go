@@ -165,11 +165,12 @@ func (p *piper) wakeWriter() {
 	}
 }
 
-// Group is the goroutines of one measurement: until it stops, the first
-// error of any of them is handed on on Failed; once it stops, their errors
-// are those of its closing, and are dropped.
+// Group is the goroutines of one measurement. Until it stops, an error of
+// any of them waits on Failed, for the measurement's waits (Windows.Rates,
+// Wait) to end with; once it stops, their errors come from its closing and
+// are dropped.
 type Group struct {
-	Failed  chan error
+	Failed  chan error // holds one error at a time
 	stopped atomic.Bool
 	quit    chan struct{}
 	wg      sync.WaitGroup
@@ -187,7 +188,7 @@ func (g *Group) Go(f func() error) {
 	})
 }
 
-// Fail hands err on, unless g is stopping or holds an error already.
+// Fail puts err on Failed, unless g is stopping or an error waits there.
 func (g *Group) Fail(err error) {
 	if !g.Stopping() {
 		select {
