@@ -95,7 +95,7 @@ func check[T float64 | string](c *Call, got T) error {
 // Config describes one run.
 type Config struct {
 	URL    string // the server's ws:// endpoint, on loopback
-	Client string // Ours, OursGo or Geth
+	Client string // one of Clients
 	// Conns is the number of connections, one client each; Depth the
 	// calls in flight on each.
 	Conns, Depth int
