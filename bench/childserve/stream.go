@@ -49,15 +49,11 @@ var bareAnswers = func() [][]byte {
 	return out
 }()
 
-// serveBare serves every connection of l until ctx ends.
-func serveBare(ctx context.Context, l net.Listener) error {
-	context.AfterFunc(ctx, func() { l.Close() })
+// serveBare serves every connection of l until l is closed.
+func serveBare(l net.Listener) error {
 	for {
 		c, err := l.Accept()
 		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
 			return err
 		}
 		go bareConn(c)
