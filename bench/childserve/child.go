@@ -2,29 +2,16 @@
 // each run in a child process of its own, the harness binary run again as
 // `run serve <impl>`, so that its memory and CPU time can be read from
 // /proc and its file descriptors do not count against the load generator's.
-// The child listens on loopback, prints where on its first line, and serves
+// The child listens on loopback, prints where on its first line (a ws://
+// or nats:// URL, or "<network> <address>" for a stream server), and serves
 // until it is sent SIGTERM.
 //
-// Over WebSocket (a ws:// URL): "ours" (rpccore with the demo service over
-// package wsconn, the code the Caddy handler runs, used when bin/caddy does
-// not answer the upgrade), "geth" (go-ethereum's rpc.Server.WebsocketHandler
-// with the five benchmark methods and a chat in its own convention),
-// "fanout", the bare fan-out of the broadcast set (one pre-encoded
-// notification written to every subscriber in turn, no JSON-RPC server), and
-// "fanout_parallel", the same writes over package wsconn shared between one
-// goroutine per processor.
-//
-// Over streams ("<network> <address>"): "ipc" (go-ethereum's
-// rpc.Server.ServeListener on a unix socket, its IPC server, with the five
-// methods and a method that sleeps), "grpc" (gRPC-Go serving package
-// grpcpeer's service over TCP), and "bare", the floor of the stream sets: no
-// JSON-RPC at all, a pre-encoded answer chosen by each request line's id,
-// and pre-encoded notifications written as fast as the connection takes
-// them after a subscribe.
-//
-// "nats" is the nodes set's nats-server (github.com/nats-io/nats-server/v2,
-// pinned in bench/go.mod) with JetStream storing in a temporary directory; it
-// prints its nats:// URL.
+// Over WebSocket: "ours" (rpccore with the demo service over package
+// wsconn), "geth" (go-ethereum's WebSocket handler) and the bare fan-outs
+// of the broadcast set, "fanout" and "fanout_parallel". Over streams: "ipc"
+// (go-ethereum's IPC server), "grpc" (package grpcpeer's service) and
+// "bare", the floor of the stream sets. "nats" is the nodes set's
+// nats-server.
 package childserve
 
 import (

@@ -37,7 +37,7 @@ func oursHandler(ctx context.Context) (http.Handler, error) {
 // ["chat"], "demo_publish" ["chat", message]).
 func gethHandler() (http.Handler, error) {
 	s := inprocess.NewGethServer()
-	if err := s.RegisterName("demo", newGethChat()); err != nil {
+	if err := s.RegisterName("demo", &gethChat{subs: map[chan string]struct{}{}}); err != nil {
 		return nil, err
 	}
 	return s.WebsocketHandler([]string{"*"}), nil
@@ -50,8 +50,6 @@ type gethChat struct {
 	mu   sync.Mutex
 	subs map[chan string]struct{}
 }
-
-func newGethChat() *gethChat { return &gethChat{subs: map[chan string]struct{}{}} }
 
 // gethQueue bounds the messages waiting for one subscriber; past it they
 // are dropped, as the demo's hub does.
@@ -88,13 +86,10 @@ func (c *gethChat) Chat(ctx context.Context) (*rpc.Subscription, error) {
 	return sub, nil
 }
 
-// errNoRoom answers a publish to a room other than "chat".
-var errNoRoom = errors.New(`no such room; the chat is "chat"`)
-
 // Publish sends message to every subscriber of room "chat".
 func (c *gethChat) Publish(room, message string) (bool, error) {
 	if room != "chat" {
-		return false, errNoRoom
+		return false, errors.New(`no such room; the chat is "chat"`)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -1,6 +1,10 @@
 package inprocess
 
 import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"unicode"
 	"unicode/utf8"
 
@@ -40,14 +44,26 @@ func GethRename(name string) string {
 }
 
 // Geth is go-ethereum's rpc.Server, called through its ServeHTTP with an
-// in-memory POST (a reused *http.Request and response writer per caller).
+// in-memory POST: a *http.Request and an httptest.ResponseRecorder per
+// caller, reused (the recorder takes the header once and has its body reset
+// per call).
 func Geth() Impl {
 	s := NewGethServer()
 	return Impl{
 		Name:   "geth",
 		Rename: GethRename,
 		NewCaller: func() (Caller, func()) {
-			return newMemExchange(s).call, func() {}
+			var body bytes.Reader
+			req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/rpc", io.NopCloser(&body))
+			req.Header.Set("Content-Type", "application/json")
+			w := httptest.NewRecorder()
+			return func(doc []byte) []byte {
+				body.Reset(doc)
+				req.ContentLength = int64(len(doc))
+				w.Body.Reset()
+				s.ServeHTTP(w, req)
+				return w.Body.Bytes()
+			}, func() {}
 		},
 	}
 }
