@@ -31,6 +31,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/grpcpeer"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/serverproc"
 )
 
@@ -115,11 +116,11 @@ func Serve(ctx context.Context, impl string, w io.Writer) error {
 		}
 		defer os.RemoveAll(dir)
 		network, addr, where = "unix", filepath.Join(dir, "geth.ipc"), "unix %s"
-		s, err := ipcServer()
-		if err != nil {
+		s := inprocess.NewGethServer()
+		defer s.Stop()
+		if err := s.RegisterName("bench", gethWait{}); err != nil {
 			return err
 		}
-		defer s.Stop()
 		serve = s.ServeListener
 	case "grpc":
 		s := grpcpeer.NewServer()
