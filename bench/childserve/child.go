@@ -118,9 +118,6 @@ func Serve(ctx context.Context, impl string, w io.Writer) error {
 		network, addr, where = "unix", filepath.Join(dir, "geth.ipc"), "unix %s"
 		s := inprocess.NewGethServer()
 		defer s.Stop()
-		if err := s.RegisterName("bench", gethWait{}); err != nil {
-			return err
-		}
 		serve = s.ServeListener
 	case "grpc":
 		s := grpcpeer.NewServer()

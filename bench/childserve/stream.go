@@ -3,28 +3,11 @@ package childserve
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"net"
 	"strconv"
-	"time"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
 )
-
-// gethWait holds the method that waits, registered beside the five under
-// the same namespace in go-ethereum's IPC server: bench_sleep.
-type gethWait struct{}
-
-// Sleep waits ms milliseconds on a timer and returns ms, as the demo's
-// sleep does.
-func (gethWait) Sleep(ctx context.Context, ms int) (int, error) {
-	select {
-	case <-time.After(time.Duration(ms) * time.Millisecond):
-		return ms, nil
-	case <-ctx.Done():
-		return 0, ctx.Err()
-	}
-}
 
 // bareAnswers are the answers of ids 1 to 5, the five calls as the
 // workload numbers them, each with its newline.

@@ -2,9 +2,11 @@ package inprocess
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -35,6 +37,17 @@ func (gethService) Test2(x float64) float64 { return x }
 
 // StringMe returns s.
 func (gethService) StringMe(s string) string { return s }
+
+// Sleep waits ms milliseconds on a timer and returns ms, as the demo's
+// sleep does (the stream_blocking set calls it over IPC).
+func (gethService) Sleep(ctx context.Context, ms int) (int, error) {
+	select {
+	case <-time.After(time.Duration(ms) * time.Millisecond):
+		return ms, nil
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+}
 
 // GethRename maps a workload method name to the name go-ethereum serves it
 // under: "add" is "bench_add".
@@ -69,7 +82,7 @@ func Geth() Impl {
 }
 
 // NewGethServer returns a go-ethereum rpc.Server serving the five methods
-// under the namespace "bench" (see GethRename).
+// and bench_sleep under the namespace "bench" (see GethRename).
 func NewGethServer() *rpc.Server {
 	s := rpc.NewServer()
 	if err := s.RegisterName(gethNamespace, gethService{}); err != nil {
