@@ -7,11 +7,12 @@
 // until it is sent SIGTERM.
 //
 // Over WebSocket: "ours" (rpccore with the demo service over package
-// wsconn), "geth" (go-ethereum's WebSocket handler) and the bare fan-outs
-// of the broadcast set, "fanout" and "fanout_parallel". Over streams: "ipc"
-// (go-ethereum's IPC server), "grpc" (package grpcpeer's service) and
-// "bare", the floor of the stream sets. "nats" is the nodes set's
-// nats-server.
+// wsconn, the code behind the Caddy handler's upgrade, for the client set
+// and where bin/caddy does not answer the upgrade), "geth" (go-ethereum's
+// WebSocket handler) and the bare fan-outs of the broadcast set, "fanout"
+// and "fanout_parallel". Over streams: "ipc" (go-ethereum's IPC server),
+// "grpc" (package grpcpeer's service) and "bare", the floor of the stream
+// sets. "nats" is the nodes set's nats-server.
 package childserve
 
 import (
