@@ -82,21 +82,21 @@ func (c codec) one(doc []byte) []byte {
 func (c codec) dispatch(method string, params json.RawMessage) (any, *plainError) {
 	switch method {
 	case "add":
-		return call(c, params, func(p [2]float64) any { return p[0] + p[1] })
+		return withParams(c, params, func(p [2]float64) any { return p[0] + p[1] })
 	case "addInt":
-		return call(c, params, func(p [2]int) any { return p[0] + p[1] })
+		return withParams(c, params, func(p [2]int) any { return p[0] + p[1] })
 	case "NullableFloatToNullableFloat":
-		return call(c, params, func(p [1]*float32) any { return p[0] })
+		return withParams(c, params, func(p [1]*float32) any { return p[0] })
 	case "Test2":
-		return call(c, params, func(p [1]float64) any { return p[0] })
+		return withParams(c, params, func(p [1]float64) any { return p[0] })
 	case "StringMe":
-		return call(c, params, func(p [1]string) any { return p[0] })
+		return withParams(c, params, func(p [1]string) any { return p[0] })
 	}
 	return nil, errPlainMethod
 }
 
-// call decodes params into a P and returns what method makes of it.
-func call[P any](c codec, params json.RawMessage, method func(P) any) (any, *plainError) {
+// withParams decodes params into a P and returns what method makes of it.
+func withParams[P any](c codec, params json.RawMessage, method func(P) any) (any, *plainError) {
 	var p P
 	if err := c.unmarshal(params, &p); err != nil {
 		return nil, errPlainParams
