@@ -45,7 +45,7 @@ type Caddy struct {
 // Start runs bin with the Caddyfile config and waits until both /rpc and
 // /static answer the add call right over HTTPS.
 func Start(ctx context.Context, bin, config string) (*Caddy, error) {
-	return start(ctx, bin, config, nil, true)
+	return start(ctx, bin, config, nil, (*Caddy).servesHTTPS)
 }
 
 // StartWS runs bin with the Caddyfile config, which serves jsonrpc over
@@ -53,12 +53,12 @@ func Start(ctx context.Context, bin, config string) (*Caddy, error) {
 // env, and waits until /rpc answers the add call over WebSocket. Only the
 // WS field of the Caddy it returns is served.
 func StartWS(ctx context.Context, bin, config string, env []string) (*Caddy, error) {
-	return start(ctx, bin, config, env, false)
+	return start(ctx, bin, config, env, (*Caddy).ServesWebSocket)
 }
 
 // start runs bin with config on free ports, in a temporary directory, and
-// waits until it answers over HTTPS (https) or over WebSocket.
-func start(ctx context.Context, bin, config string, env []string, https bool) (*Caddy, error) {
+// waits until ready passes.
+func start(ctx context.Context, bin, config string, env []string, ready func(*Caddy, context.Context) error) (*Caddy, error) {
 	ports, err := freePorts(4)
 	if err != nil {
 		return nil, err
@@ -72,34 +72,33 @@ func start(ctx context.Context, bin, config string, env []string, https bool) (*
 		"BENCH_TCP_PORT=" + ports[3], "BENCH_SOCKET=" + dir + "/rpc.sock",
 		"XDG_DATA_HOME=" + dir + "/data", "XDG_CONFIG_HOME=" + dir + "/config",
 	}, env...)
-	p, err := serverproc.Start(ctx, "", env, bin, "run", "--config", config, "--adapter", "caddyfile")
+	p, err := serverproc.Start(ctx, env, bin, "run", "--config", config, "--adapter", "caddyfile")
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err
 	}
 	c := &Caddy{Proc: p, HTTPS: "https://127.0.0.1:" + ports[0], WS: "ws://127.0.0.1:" + ports[2] + "/rpc",
 		TCP: "127.0.0.1:" + ports[3], Socket: dir + "/rpc.sock", dir: dir}
-	ready := c.ServesWebSocket
-	if https {
-		ready = c.check
-	}
-	if err := c.waitReady(ctx, 30*time.Second, ready); err != nil {
+	if err := c.await(ctx, ready); err != nil {
 		c.Stop()
 		return nil, err
 	}
 	return c, nil
 }
 
-// waitReady polls check until it passes, Caddy exits, or timeout.
-func (c *Caddy) waitReady(ctx context.Context, timeout time.Duration, check func(context.Context) error) error {
-	end := time.Now().Add(timeout)
-	var last error
-	for time.Now().Before(end) {
+// await polls ready until it passes, Caddy exits, or 30 seconds pass.
+func (c *Caddy) await(ctx context.Context, ready func(*Caddy, context.Context) error) error {
+	const timeout = 30 * time.Second
+	for end := time.Now().Add(timeout); ; {
 		if c.Proc.Exited() {
 			return fmt.Errorf("caddy exited; its output:\n%s", c.Proc.Log())
 		}
-		if last = check(ctx); last == nil {
+		err := ready(c, ctx)
+		if err == nil {
 			return nil
+		}
+		if time.Now().After(end) {
+			return fmt.Errorf("caddy did not answer right within %v (%v); its output:\n%s", timeout, err, c.Proc.Log())
 		}
 		select {
 		case <-ctx.Done():
@@ -107,11 +106,10 @@ func (c *Caddy) waitReady(ctx context.Context, timeout time.Duration, check func
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	return fmt.Errorf("caddy did not answer right within %v (%v); its output:\n%s", timeout, last, c.Proc.Log())
 }
 
-// check makes the add call on /rpc and /static once each.
-func (c *Caddy) check(ctx context.Context) error {
+// servesHTTPS makes the add call on /rpc and /static once each.
+func (c *Caddy) servesHTTPS(ctx context.Context) error {
 	for _, path := range []string{"/rpc", "/static"} {
 		_, err := load.Run(ctx, load.Config{
 			URL: c.HTTPS + path, Body: []byte(AddCall), Requests: 1, Timeout: time.Second,
@@ -142,7 +140,7 @@ func (c *Caddy) ServesWebSocket(ctx context.Context) error {
 }
 
 // callAdd makes the add call on a connection from dial, which must answer
-// AddAnswer within 5 seconds.
+// it within 5 seconds.
 func callAdd(ctx context.Context, dial func(context.Context) (pipeline.Conn, error)) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -152,21 +150,24 @@ func callAdd(ctx context.Context, dial func(context.Context) (pipeline.Conn, err
 	}
 	defer conn.Close()
 	defer context.AfterFunc(ctx, func() { conn.Close() })()
-	if err := pipeline.Call(conn, []byte(AddCall), addAnswer{}); err != nil {
+	if err := pipeline.Call(conn, []byte(AddCall), wsload.Expect{1: "3"}); err != nil {
 		return errors.Join(err, ctx.Err())
 	}
 	return nil
 }
 
-// addAnswer accepts AddAnswer only.
-type addAnswer struct{}
-
-// Check implements pipeline.Checker.
-func (addAnswer) Check(answer []byte) error {
-	if string(answer) != AddAnswer {
-		return fmt.Errorf("answered %q", answer)
+// freePorts returns n loopback ports that were free, all different.
+func freePorts(n int) ([]string, error) {
+	var ports []string
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		defer l.Close()
+		ports = append(ports, strconv.Itoa(l.Addr().(*net.TCPAddr).Port))
 	}
-	return nil
+	return ports, nil
 }
 
 // Stop stops Caddy and removes its data.
@@ -185,19 +186,6 @@ func Version(bin string) string {
 		return f[0]
 	}
 	return "unknown"
-}
-
-func freePorts(n int) ([]string, error) {
-	var ports []string
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		defer l.Close()
-		ports = append(ports, strconv.Itoa(l.Addr().(*net.TCPAddr).Port))
-	}
-	return ports, nil
 }
 
 // HasModule reports whether bin was built with the Caddy module id

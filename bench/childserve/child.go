@@ -2,33 +2,22 @@
 // each run in a child process of its own, the harness binary run again as
 // `run serve <impl>`, so that its memory and CPU time can be read from
 // /proc and its file descriptors do not count against the load generator's.
-// The child listens on loopback, prints where on its first line, and serves
+// The child listens on loopback, prints where on its first line (a ws://
+// or nats:// URL, or "<network> <address>" for a stream server), and serves
 // until it is sent SIGTERM.
 //
-// Over WebSocket (a ws:// URL): "ours" (rpccore with the demo service over
-// package wsconn, the code the Caddy handler runs, used when bin/caddy does
-// not answer the upgrade), "geth" (go-ethereum's rpc.Server.WebsocketHandler
-// with the five benchmark methods and a chat in its own convention),
-// "fanout", the bare fan-out of the broadcast set (one pre-encoded
-// notification written to every subscriber in turn, no JSON-RPC server), and
-// "fanout_parallel", the same writes over package wsconn shared between one
-// goroutine per processor.
-//
-// Over streams ("<network> <address>"): "ipc" (go-ethereum's
-// rpc.Server.ServeListener on a unix socket, its IPC server, with the five
-// methods and a method that sleeps), "grpc" (gRPC-Go serving package
-// grpcpeer's service over TCP), and "bare", the floor of the stream sets: no
-// JSON-RPC at all, a pre-encoded answer chosen by each request line's id,
-// and pre-encoded notifications written as fast as the connection takes
-// them after a subscribe.
-//
-// "nats" is the nodes set's nats-server (github.com/nats-io/nats-server/v2,
-// pinned in bench/go.mod) with JetStream storing in a temporary directory; it
-// prints its nats:// URL.
+// Over WebSocket: "ours" (rpccore with the demo service over package
+// wsconn, the code behind the Caddy handler's upgrade, for the client set
+// and where bin/caddy does not answer the upgrade), "geth" (go-ethereum's
+// WebSocket handler) and the bare fan-outs of the broadcast set, "fanout"
+// and "fanout_parallel". Over streams: "ipc" (go-ethereum's IPC server),
+// "grpc" (package grpcpeer's service) and "bare", the floor of the stream
+// sets. "nats" is the nodes set's nats-server.
 package childserve
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -40,7 +29,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
+
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/grpcpeer"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/serverproc"
 )
 
@@ -66,7 +58,7 @@ func Start(ctx context.Context, impl string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := serverproc.Start(ctx, "", nil, exe, Subcommand, impl)
+	p, err := serverproc.Start(ctx, nil, exe, Subcommand, impl)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +97,7 @@ func Main(args []string) int {
 // for ipc), writes where it serves and a newline to w, and serves impl
 // until ctx ends.
 func Serve(ctx context.Context, impl string, w io.Writer) error {
-	network, addr := "tcp", "127.0.0.1:0"
+	network, addr, where := "tcp", "127.0.0.1:0", "ws://%s/rpc"
 	var serve func(net.Listener) error
 	var h http.Handler
 	var err error
@@ -124,19 +116,16 @@ func Serve(ctx context.Context, impl string, w io.Writer) error {
 			return err
 		}
 		defer os.RemoveAll(dir)
-		network, addr = "unix", filepath.Join(dir, "geth.ipc")
-		s, err := ipcServer()
-		if err != nil {
-			return err
-		}
+		network, addr, where = "unix", filepath.Join(dir, "geth.ipc"), "unix %s"
+		s := inprocess.NewGethServer()
 		defer s.Stop()
 		serve = s.ServeListener
 	case "grpc":
 		s := grpcpeer.NewServer()
 		defer s.Stop()
-		serve = s.Serve
+		serve, where = s.Serve, "tcp %s"
 	case "bare":
-		serve = func(l net.Listener) error { return serveBare(ctx, l) }
+		serve, where = serveBare, "tcp %s"
 	case "nats":
 		return serveNATS(ctx, w)
 	default:
@@ -145,22 +134,19 @@ func Serve(ctx context.Context, impl string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if h != nil {
+		srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+		defer srv.Close()
+		serve = srv.Serve
+	}
 	l, err := net.Listen(network, addr)
 	if err != nil {
 		return err
 	}
 	defer l.Close()
-	where := network + " " + l.Addr().String()
-	if h != nil {
-		mux := http.NewServeMux()
-		mux.Handle("/rpc", h)
-		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-		defer srv.Close()
-		serve, where = srv.Serve, "ws://"+l.Addr().String()+"/rpc"
-	}
 	served := make(chan error, 1)
 	go func() { served <- serve(l) }()
-	if _, err := fmt.Fprintln(w, where); err != nil {
+	if _, err := fmt.Fprintf(w, where+"\n", l.Addr()); err != nil {
 		return err
 	}
 	select {
@@ -169,4 +155,39 @@ func Serve(ctx context.Context, impl string, w io.Writer) error {
 	case <-ctx.Done():
 		return nil
 	}
+}
+
+// serveNATS starts nats-server on a free loopback port with JetStream
+// storing in a fresh temporary directory, writes its nats:// URL and a
+// newline to w, and serves until ctx ends.
+func serveNATS(ctx context.Context, w io.Writer) error {
+	dir, err := os.MkdirTemp("", "bench-nats-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	s, err := server.NewServer(&server.Options{
+		ServerName: "bench", Host: "127.0.0.1", Port: server.RANDOM_PORT,
+		HTTPPort: 0, // no monitoring port
+		NoLog:    true, NoSigs: true, JetStream: true, StoreDir: dir,
+		// Bounds that a benchmark of seconds never reaches; a confused
+		// run cannot fill the disk.
+		JetStreamMaxMemory: 256 << 20, JetStreamMaxStore: 1 << 30,
+	})
+	if err != nil {
+		return err
+	}
+	s.Start()
+	defer func() {
+		s.Shutdown()
+		s.WaitForShutdown()
+	}()
+	if !s.ReadyForConnections(20 * time.Second) {
+		return errors.New("nats-server did not take connections within 20s")
+	}
+	if _, err := fmt.Fprintln(w, s.ClientURL()); err != nil {
+		return err
+	}
+	<-ctx.Done()
+	return nil
 }

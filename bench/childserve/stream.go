@@ -3,41 +3,11 @@ package childserve
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"net"
 	"strconv"
-	"time"
-
-	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
 )
-
-// gethWait holds the method that waits, registered beside the five under
-// the same namespace: bench_sleep.
-type gethWait struct{}
-
-// Sleep waits ms milliseconds on a timer and returns ms, as the demo's
-// sleep does.
-func (gethWait) Sleep(ctx context.Context, ms int) (int, error) {
-	t := time.NewTimer(time.Duration(ms) * time.Millisecond)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return ms, nil
-	case <-ctx.Done():
-		return 0, ctx.Err()
-	}
-}
-
-// ipcServer is go-ethereum's server of the five methods and bench_sleep.
-func ipcServer() (*rpc.Server, error) {
-	s := inprocess.NewGethServer()
-	if err := s.RegisterName("bench", gethWait{}); err != nil {
-		return nil, err
-	}
-	return s, nil
-}
 
 // bareAnswers are the answers of ids 1 to 5, the five calls as the
 // workload numbers them, each with its newline.
@@ -49,15 +19,11 @@ var bareAnswers = func() [][]byte {
 	return out
 }()
 
-// serveBare serves every connection of l until ctx ends.
-func serveBare(ctx context.Context, l net.Listener) error {
-	context.AfterFunc(ctx, func() { l.Close() })
+// serveBare serves every connection of l until l is closed.
+func serveBare(l net.Listener) error {
 	for {
 		c, err := l.Accept()
 		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
 			return err
 		}
 		go bareConn(c)

@@ -37,7 +37,7 @@ func oursHandler(ctx context.Context) (http.Handler, error) {
 // ["chat"], "demo_publish" ["chat", message]).
 func gethHandler() (http.Handler, error) {
 	s := inprocess.NewGethServer()
-	if err := s.RegisterName("demo", newGethChat()); err != nil {
+	if err := s.RegisterName("demo", &gethChat{subs: map[chan string]struct{}{}}); err != nil {
 		return nil, err
 	}
 	return s.WebsocketHandler([]string{"*"}), nil
@@ -50,8 +50,6 @@ type gethChat struct {
 	mu   sync.Mutex
 	subs map[chan string]struct{}
 }
-
-func newGethChat() *gethChat { return &gethChat{subs: map[chan string]struct{}{}} }
 
 // gethQueue bounds the messages waiting for one subscriber; past it they
 // are dropped, as the demo's hub does.
@@ -88,13 +86,10 @@ func (c *gethChat) Chat(ctx context.Context) (*rpc.Subscription, error) {
 	return sub, nil
 }
 
-// errNoRoom answers a publish to a room other than "chat".
-var errNoRoom = errors.New(`no such room; the chat is "chat"`)
-
 // Publish sends message to every subscriber of room "chat".
 func (c *gethChat) Publish(room, message string) (bool, error) {
 	if room != "chat" {
-		return false, errNoRoom
+		return false, errors.New(`no such room; the chat is "chat"`)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -114,26 +109,24 @@ func (c *gethChat) Publish(room, message string) (bool, error) {
 // WebSocket library and the client cost for one delivery to each
 // connection.
 func fanoutHandler(ctx context.Context) http.Handler {
-	var subs subscribers[*websocket.Conn]
+	f := fanout[*websocket.Conn]{publish: func(all []*websocket.Conn, note []byte) {
+		for _, s := range all {
+			_ = s.Write(ctx, websocket.MessageText, note)
+		}
+	}}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := websocket.Accept(w, r, &websocket.AcceptOptions{CompressionMode: websocket.CompressionDisabled})
 		if err != nil {
 			return
 		}
 		defer c.CloseNow()
-		defer subs.remove(c)
+		defer f.remove(c)
 		for {
 			_, msg, err := c.Read(ctx)
 			if err != nil {
 				return
 			}
-			answer, ok := fanoutAnswer(msg, func() { subs.add(c) }, func(note []byte) {
-				subs.each(func(all []*websocket.Conn) {
-					for _, s := range all {
-						_ = s.Write(ctx, websocket.MessageText, note)
-					}
-				})
-			})
+			answer, ok := f.answer(c, msg)
 			if !ok || c.Write(ctx, websocket.MessageText, answer) != nil {
 				return
 			}
@@ -141,11 +134,46 @@ func fanoutHandler(ctx context.Context) http.Handler {
 	})
 }
 
-// fanoutAnswer answers one request of a bare fan-out: demo_subscribe
-// calls subscribe, demo_publish calls publish with the notification every
-// subscriber is to get, and any other method is refused. It reports false
-// for a message that is not a request.
-func fanoutAnswer(msg []byte, subscribe func(), publish func(note []byte)) ([]byte, bool) {
+// parallelFanoutHandler serves demo_subscribe ["chat"] and demo_publish
+// ["chat", text] as fanoutHandler does, sharing each publish's writes
+// between one goroutine per processor over package wsconn (the framing and
+// writes ours uses): what a delivery costs with the writes spread over the
+// cores as ours spreads them.
+func parallelFanoutHandler(ctx context.Context) http.Handler {
+	f := fanout[*wsconn.Conn]{publish: func(all []*wsconn.Conn, note []byte) { writeShared(ctx, all, note) }}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := wsconn.Accept(w, r, wsconn.Options{})
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		defer f.remove(c)
+		var msg []byte
+		for {
+			if msg, err = c.ReadMessage(ctx, msg[:0]); err != nil {
+				return
+			}
+			answer, ok := f.answer(c, msg)
+			if !ok || writeOne(ctx, c, answer) != nil {
+				return
+			}
+		}
+	})
+}
+
+// fanout is a bare fan-out's subscribed connections, and how it writes a
+// notification to all of them.
+type fanout[C comparable] struct {
+	mu      sync.Mutex
+	subs    []C
+	publish func(all []C, note []byte) // called with mu held
+}
+
+// answer answers one request of c: demo_subscribe subscribes c,
+// demo_publish publishes the notification every subscriber is to get, and
+// any other method is refused. It reports false for a message that is not
+// a request.
+func (f *fanout[C]) answer(c C, msg []byte) ([]byte, bool) {
 	var req struct {
 		Method string          `json:"method"`
 		Params []string        `json:"params"`
@@ -156,72 +184,29 @@ func fanoutAnswer(msg []byte, subscribe func(), publish func(note []byte)) ([]by
 	}
 	switch {
 	case req.Method == "demo_subscribe":
-		subscribe()
+		f.mu.Lock()
+		f.subs = append(f.subs, c)
+		f.mu.Unlock()
 		return []byte(`{"jsonrpc":"2.0","result":"0x1","id":` + string(req.ID) + `}`), true
 	case req.Method == "demo_publish" && len(req.Params) == 2:
-		publish([]byte(`{"jsonrpc":"2.0","method":"demo_subscription","params":{"subscription":"0x1","result":` +
-			strconv.Quote(req.Params[1]) + `}}`))
+		note := []byte(`{"jsonrpc":"2.0","method":"demo_subscription","params":{"subscription":"0x1","result":` +
+			strconv.Quote(req.Params[1]) + `}}`)
+		f.mu.Lock()
+		f.publish(f.subs, note)
+		f.mu.Unlock()
 		return []byte(`{"jsonrpc":"2.0","result":true,"id":` + string(req.ID) + `}`), true
 	}
 	return []byte(`{"jsonrpc":"2.0","error":{"code":-32601,"message":"` + strings.ReplaceAll(req.Method, `"`, "") +
 		` is not served here"},"id":` + string(req.ID) + `}`), true
 }
 
-// subscribers are a bare fan-out's subscribed connections.
-type subscribers[C comparable] struct {
-	mu   sync.Mutex
-	subs []C
-}
-
-func (s *subscribers[C]) add(c C) {
-	s.mu.Lock()
-	s.subs = append(s.subs, c)
-	s.mu.Unlock()
-}
-
 // remove forgets c, if it subscribed.
-func (s *subscribers[C]) remove(c C) {
-	s.mu.Lock()
-	if i := slices.Index(s.subs, c); i >= 0 {
-		s.subs = slices.Delete(s.subs, i, i+1)
+func (f *fanout[C]) remove(c C) {
+	f.mu.Lock()
+	if i := slices.Index(f.subs, c); i >= 0 {
+		f.subs = slices.Delete(f.subs, i, i+1)
 	}
-	s.mu.Unlock()
-}
-
-// each calls f with every subscriber, none joining or leaving meanwhile.
-func (s *subscribers[C]) each(f func(all []C)) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	f(s.subs)
-}
-
-// parallelFanoutHandler serves demo_subscribe ["chat"] and demo_publish
-// ["chat", text] as fanoutHandler does, sharing each publish's writes
-// between one goroutine per processor over package wsconn (the framing and
-// writes ours uses): what a delivery costs with the writes spread over the
-// cores as ours spreads them.
-func parallelFanoutHandler(ctx context.Context) http.Handler {
-	var subs subscribers[*wsconn.Conn]
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c, err := wsconn.Accept(w, r, wsconn.Options{})
-		if err != nil {
-			return
-		}
-		defer c.CloseNow()
-		defer subs.remove(c)
-		var msg []byte
-		for {
-			if msg, err = c.ReadMessage(ctx, msg[:0]); err != nil {
-				return
-			}
-			answer, ok := fanoutAnswer(msg, func() { subs.add(c) }, func(note []byte) {
-				subs.each(func(all []*wsconn.Conn) { writeShared(ctx, all, note) })
-			})
-			if !ok || writeOne(ctx, c, answer) != nil {
-				return
-			}
-		}
-	})
+	f.mu.Unlock()
 }
 
 // writeShared writes note to every connection of subs, sharing them

@@ -1,7 +1,5 @@
 package inprocess
 
-// jrpc2.go drives creachadair/jrpc2 over its in-memory channel.
-
 import (
 	"context"
 
@@ -10,10 +8,14 @@ import (
 	"github.com/creachadair/jrpc2/handler"
 )
 
-// jrpc2Methods is the five benchmark methods as jrpc2 handlers, positional
-// params mapped onto typed functions by handler.NewPos.
-func jrpc2Methods() handler.Map {
-	return handler.Map{
+// JRPC2 is a jrpc2.Server per caller on a channel.Direct pair: the caller
+// sends the raw request document on the client end and receives the raw
+// response document, with no client library and no framing in between.
+// This is the cheapest path jrpc2 offers that still runs its own parsing,
+// dispatch and encoding.
+func JRPC2() Impl {
+	// The five methods, positional params mapped onto typed functions.
+	methods := handler.Map{
 		"add":    handler.NewPos(func(_ context.Context, a, b float64) (float64, error) { return a + b, nil }, "a", "b"),
 		"addInt": handler.NewPos(func(_ context.Context, a, b int) (int, error) { return a + b, nil }, "a", "b"),
 		"NullableFloatToNullableFloat": handler.NewPos(
@@ -21,15 +23,6 @@ func jrpc2Methods() handler.Map {
 		"Test2":    handler.NewPos(func(_ context.Context, x float64) (float64, error) { return x, nil }, "x"),
 		"StringMe": handler.NewPos(func(_ context.Context, s string) (string, error) { return s, nil }, "s"),
 	}
-}
-
-// JRPC2 is a jrpc2.Server per caller on a channel.Direct pair: the caller
-// sends the raw request document on the client end and receives the raw
-// response document, with no client library and no framing in between.
-// This is the cheapest path jrpc2 offers that still runs its own parsing,
-// dispatch and encoding.
-func JRPC2() Impl {
-	methods := jrpc2Methods()
 	return Impl{
 		Name: "jrpc2",
 		NewCaller: func() (Caller, func()) {

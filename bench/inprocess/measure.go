@@ -3,6 +3,7 @@ package inprocess
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -32,18 +33,14 @@ func Measure(impl Impl, docs [][]byte, callsPerDoc, goroutines int, d time.Durat
 	if callsPerDoc > 1 {
 		every = 1
 	}
-	counts := make([]struct {
-		n int64
-		_ [56]byte // a cache line each
-	}, goroutines)
-
+	var docsSent atomic.Int64
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	start := time.Now()
 	deadline := start.Add(d)
 	var wg sync.WaitGroup
-	for g, call := range callers {
+	for _, call := range callers {
 		wg.Go(func() {
 			var n int64
 			j := 0
@@ -59,18 +56,14 @@ func Measure(impl Impl, docs [][]byte, callsPerDoc, goroutines int, d time.Durat
 					break
 				}
 			}
-			counts[g].n = n
+			docsSent.Add(n)
 		})
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
 	runtime.ReadMemStats(&after)
 
-	var docsSent int64
-	for _, c := range counts {
-		docsSent += c.n
-	}
-	calls := docsSent * int64(callsPerDoc)
+	calls := docsSent.Load() * int64(callsPerDoc)
 	return Cost{
 		NsPerCall:     float64(elapsed.Nanoseconds()) / float64(calls),
 		BytesPerCall:  float64(after.TotalAlloc-before.TotalAlloc) / float64(calls),

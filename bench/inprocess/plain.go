@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+
+	gojson "github.com/goccy/go-json"
 )
 
 // codec is the pair of functions a plain dispatcher encodes with.
@@ -80,37 +82,26 @@ func (c codec) one(doc []byte) []byte {
 func (c codec) dispatch(method string, params json.RawMessage) (any, *plainError) {
 	switch method {
 	case "add":
-		var p [2]float64
-		if err := c.unmarshal(params, &p); err != nil {
-			return nil, errPlainParams
-		}
-		return p[0] + p[1], nil
+		return withParams(c, params, func(p [2]float64) any { return p[0] + p[1] })
 	case "addInt":
-		var p [2]int
-		if err := c.unmarshal(params, &p); err != nil {
-			return nil, errPlainParams
-		}
-		return p[0] + p[1], nil
+		return withParams(c, params, func(p [2]int) any { return p[0] + p[1] })
 	case "NullableFloatToNullableFloat":
-		var p [1]*float32
-		if err := c.unmarshal(params, &p); err != nil {
-			return nil, errPlainParams
-		}
-		return p[0], nil
+		return withParams(c, params, func(p [1]*float32) any { return p[0] })
 	case "Test2":
-		var p [1]float64
-		if err := c.unmarshal(params, &p); err != nil {
-			return nil, errPlainParams
-		}
-		return p[0], nil
+		return withParams(c, params, func(p [1]float64) any { return p[0] })
 	case "StringMe":
-		var p [1]string
-		if err := c.unmarshal(params, &p); err != nil {
-			return nil, errPlainParams
-		}
-		return p[0], nil
+		return withParams(c, params, func(p [1]string) any { return p[0] })
 	}
 	return nil, errPlainMethod
+}
+
+// withParams decodes params into a P and returns what method makes of it.
+func withParams[P any](c codec, params json.RawMessage, method func(P) any) (any, *plainError) {
+	var p P
+	if err := c.unmarshal(params, &p); err != nil {
+		return nil, errPlainParams
+	}
+	return method(p), nil
 }
 
 // encode marshals rsp; a response always marshals.
@@ -130,12 +121,17 @@ func orNull(id json.RawMessage) json.RawMessage {
 	return id
 }
 
+// StdJSON is the plain dispatcher on encoding/json.
+func StdJSON() Impl {
+	return plainImpl("stdjson", codec{unmarshal: json.Unmarshal, marshal: json.Marshal})
+}
+
+// GoccyJSON is the plain dispatcher on github.com/goccy/go-json.
+func GoccyJSON() Impl {
+	return plainImpl("goccy", codec{unmarshal: gojson.Unmarshal, marshal: gojson.Marshal})
+}
+
 // plainImpl makes an Impl of the plain dispatcher over c.
 func plainImpl(name string, c codec) Impl {
-	return Impl{
-		Name: name,
-		NewCaller: func() (Caller, func()) {
-			return c.process, func() {}
-		},
-	}
+	return Impl{Name: name, NewCaller: func() (Caller, func()) { return c.process, func() {} }}
 }

@@ -1,6 +1,9 @@
 package inprocess
 
-import "strconv"
+import (
+	"bytes"
+	"fmt"
+)
 
 // Call is one of the five benchmark requests.
 type Call struct {
@@ -24,7 +27,11 @@ const BatchSize = 100
 // Request returns the request document for c with the given id, with the
 // method name passed through rename (nil keeps it).
 func Request(c Call, id int, rename func(string) string) []byte {
-	return appendRequest(nil, c, id, rename)
+	name := c.Method
+	if rename != nil {
+		name = rename(name)
+	}
+	return fmt.Appendf(nil, `{"jsonrpc":"2.0","method":%q,"params":%s,"id":%d}`, name, c.Params, id)
 }
 
 // Requests returns the five requests, ids 1 to 5, renamed by rename.
@@ -39,26 +46,9 @@ func Requests(rename func(string) string) [][]byte {
 // Batch returns a batch of n requests cycling through the five, with ids
 // 1 to n (unique: some servers reject a batch with repeated ids).
 func Batch(n int, rename func(string) string) []byte {
-	b := []byte{'['}
-	for i := range n {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendRequest(b, Workload[i%len(Workload)], i+1, rename)
+	items := make([][]byte, n)
+	for i := range items {
+		items[i] = Request(Workload[i%len(Workload)], i+1, rename)
 	}
-	return append(b, ']')
-}
-
-func appendRequest(b []byte, c Call, id int, rename func(string) string) []byte {
-	name := c.Method
-	if rename != nil {
-		name = rename(name)
-	}
-	b = append(b, `{"jsonrpc":"2.0","method":`...)
-	b = strconv.AppendQuote(b, name)
-	b = append(b, `,"params":`...)
-	b = append(b, c.Params...)
-	b = append(b, `,"id":`...)
-	b = strconv.AppendInt(b, int64(id), 10)
-	return append(b, '}')
+	return append(append([]byte{'['}, bytes.Join(items, []byte{','})...), ']')
 }

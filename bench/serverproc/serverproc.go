@@ -1,22 +1,22 @@
 // Package serverproc runs a server under test as a child process: started
 // with its output kept (the first lines of stdout handed to the caller, who
-// learns the server's address from them), its resident memory read from
-// /proc, and stopped with SIGTERM, then SIGKILL if it lingers.
+// learns the server's address from them), its resident memory and CPU time
+// read from /proc (github.com/prometheus/procfs), and stopped with SIGTERM,
+// then SIGKILL if it lingers.
 package serverproc
 
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/prometheus/procfs"
 )
 
 // Proc is a running server process.
@@ -33,11 +33,10 @@ type Proc struct {
 // maxLog bounds the output kept for error messages.
 const maxLog = 64 << 10
 
-// Start runs name with args in dir, with env added to this process's
-// environment. It is stopped by Stop, or killed when ctx ends.
-func Start(ctx context.Context, dir string, env []string, name string, args ...string) (*Proc, error) {
+// Start runs name with args, with env added to this process's environment.
+// It is stopped by Stop, or killed when ctx ends.
+func Start(ctx context.Context, env []string, name string, args ...string) (*Proc, error) {
 	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	cmd.WaitDelay = 5 * time.Second
 	dieWithParent(cmd)
@@ -71,8 +70,7 @@ func (p *Proc) scan(r io.Reader, lines chan<- string) {
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
 	for sc.Scan() {
 		p.mu.Lock()
-		p.log = append(p.log, sc.Text()...)
-		p.log = append(p.log, '\n')
+		p.log = append(append(p.log, sc.Text()...), '\n')
 		if len(p.log) > maxLog {
 			p.log = p.log[len(p.log)-maxLog/2:]
 		}
@@ -85,9 +83,6 @@ func (p *Proc) scan(r io.Reader, lines chan<- string) {
 		}
 	}
 }
-
-// PID is the process id.
-func (p *Proc) PID() int { return p.cmd.Process.Pid }
 
 // Line waits up to timeout for the next line the process prints on stdout.
 func (p *Proc) Line(timeout time.Duration) (string, error) {
@@ -134,32 +129,37 @@ func (p *Proc) Stop() {
 	}
 }
 
-// RSS returns the process's resident memory in bytes (VmRSS).
-func (p *Proc) RSS() (int64, error) { return RSS(p.PID()) }
-
-// RSS returns the resident memory of process pid in bytes, read from
+// RSS returns the process's resident memory in bytes, VmRSS of
 // /proc/<pid>/status.
-func RSS(pid int) (int64, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+func (p *Proc) RSS() (int64, error) {
+	proc, err := procfs.NewProc(p.cmd.Process.Pid)
 	if err != nil {
 		return 0, err
 	}
-	return parseRSS(string(b))
+	st, err := proc.NewStatus()
+	return int64(st.VmRSS), err
 }
 
-// parseRSS reads VmRSS from the text of /proc/<pid>/status.
-func parseRSS(status string) (int64, error) {
-	for line := range strings.Lines(status) {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			f := strings.Fields(rest)
-			if len(f) != 2 || f[1] != "kB" {
-				return 0, fmt.Errorf("VmRSS line %q", line)
-			}
-			kb, err := strconv.ParseInt(f[0], 10, 64)
-			return kb << 10, err
-		}
+// CPU returns the process's CPU time so far, user and system, to the clock
+// tick (10 ms), from /proc/<pid>/stat.
+func (p *Proc) CPU() (time.Duration, error) {
+	proc, err := procfs.NewProc(p.cmd.Process.Pid)
+	if err != nil {
+		return 0, err
 	}
-	return 0, errors.New("no VmRSS in /proc/<pid>/status")
+	st, err := proc.Stat()
+	// The times are in clock ticks (USER_HZ, 100 on Linux).
+	return time.Duration(st.UTime+st.STime) * 10 * time.Millisecond, err
+}
+
+// SelfCPU returns the CPU time, user and system, this process has used so
+// far.
+func SelfCPU() (time.Duration, error) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0, err
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), nil
 }
 
 // RaiseOpenFiles lifts this process's soft limit on open files to the hard
