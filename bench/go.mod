@@ -12,6 +12,7 @@ require (
 	github.com/gobwas/ws v1.5.0
 	github.com/goccy/go-json v0.12.0
 	github.com/nats-io/nats-server/v2 v2.15.2
+	github.com/prometheus/procfs v0.22.0
 	github.com/schollz/progressbar/v3 v3.19.1
 	go.opentelemetry.io/otel/sdk v1.46.0
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da

@@ -45,7 +45,7 @@ func TestWritePutsJSONChartsAndPageInTheDirectory(t *testing.T) {
 func TestUpdateReadmeRewritesOnlyTheBlock(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "README.md")
 	os.WriteFile(file, []byte("# x\n\n"+report.StartMarker+"\nold\n"+report.EndMarker+"\n\nrest\n"), 0o644)
-	if err := UpdateReadme(sample(), file); err != nil {
+	if err := UpdateReadme(sample(), file, false); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(file)

@@ -19,7 +19,7 @@ const (
 // without the markers: the run's header, the goals, and a table per set.
 func ReadmeBlock(d *schema.Doc) string {
 	var b strings.Builder
-	b.WriteString("<!-- Generated from bench/results/benchmarks.json by bench/run (or `cd bench && go run ./cmd/readmetable`); do not edit by hand. -->\n\n")
+	b.WriteString("<!-- Generated from bench/results/benchmarks.json by bench/run (or `cd bench && go run ./cmd/run -readmetable`); do not edit by hand. -->\n\n")
 	fmt.Fprintf(&b, "Measured by `%s` on %s: %s, %d CPUs, %s, Caddy %s (bin/caddy built %s), commit %s; load average %s before the run and %s after; CPU steal %s; %s in all.",
 		d.Harness.Command, day(d.Date), d.Machine.CPU, d.Machine.CPUs, d.Versions.Go, d.Versions.Caddy,
 		cmp.Or(d.Versions.CaddyBuilt, "unknown"), d.Versions.Commit, load(d.Machine.LoadBefore), load(d.Machine.LoadAfter),

@@ -30,6 +30,6 @@ func TestReadmeBlockIsGeneratedFromTheJSON(t *testing.T) {
 	}
 	if want := ReadmeBlock(d); got != want {
 		t.Errorf("README.md's block between %s and %s differs from what bench/results/benchmarks.json generates; "+
-			"run `cd bench && go run ./cmd/readmetable`.\n--- README.md\n%s\n--- generated\n%s", StartMarker, EndMarker, got, want)
+			"run `cd bench && go run ./cmd/run -readmetable`.\n--- README.md\n%s\n--- generated\n%s", StartMarker, EndMarker, got, want)
 	}
 }

@@ -5,6 +5,8 @@
 //	bench/run                 every set, every cell warmed up and timed 5 times (about 10 minutes)
 //	bench/run -quick          every cell once, briefly (under a minute), into a temporary directory
 //	bench/run -quick -check   the same, then check the JSON's shape and that every cell has a number
+//	go run ./cmd/run -render results          redraw the charts and index.html of results from its JSON
+//	go run ./cmd/run -readmetable [-check]    rewrite (or only compare) the README's block from results/benchmarks.json
 //
 // It runs from the bench directory (the script bench/run changes to it) and
 // builds ../bin/caddy with ../xcaddy.sh when it is missing. As
@@ -12,6 +14,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -44,6 +47,8 @@ func run() int {
 		only   = flag.String("only", "", "comma-separated groups to run: "+strings.Join(harness.Groups, ","))
 		caddy  = flag.String("caddy", "../bin/caddy", "the Caddy binary, built with ../xcaddy.sh when missing")
 		readme = flag.Bool("readme", true, "rewrite the performance block of ../README.md (full runs of every set into results only)")
+		render = flag.String("render", "", "redraw the charts and index.html of this results directory from its JSON, measuring nothing")
+		table  = flag.Bool("readmetable", false, "rewrite the performance block of ../README.md from results/benchmarks.json, measuring nothing; with -check, only compare")
 	)
 	flag.Parse()
 	bench, err := os.Getwd()
@@ -55,6 +60,9 @@ func run() int {
 		return 2
 	}
 	repo := filepath.Dir(bench)
+	if *render != "" || *table {
+		return fromJSON(*render, filepath.Join(repo, "README.md"), *check)
+	}
 	o := harness.Options{Profile: sets.Full(), Repo: repo, Caddy: abs(*caddy),
 		Browser: filepath.Join(bench, "results", "browser.json"), Command: "bench/run"}
 	if len(os.Args) > 1 {
@@ -91,7 +99,7 @@ func run() int {
 	}
 	fmt.Fprintf(os.Stderr, "bench/run: wrote %s, the charts and %s in %s\n", harness.JSONFile, harness.HTMLFile, dir)
 	if *readme && !*quick && len(o.Only) == 0 && dir == filepath.Join(bench, "results") {
-		if err := harness.UpdateReadme(doc, filepath.Join(repo, "README.md")); err != nil {
+		if err := harness.UpdateReadme(doc, filepath.Join(repo, "README.md"), false); err != nil {
 			fmt.Fprintln(os.Stderr, "bench/run: README.md:", err)
 			return 1
 		}
@@ -121,6 +129,24 @@ func checkOutput(dir string, o harness.Options) int {
 		return 1
 	}
 	fmt.Fprintf(os.Stderr, "bench/run -check: ok: %d sets, every cell has a number\n", len(d.Sets))
+	return 0
+}
+
+// fromJSON measures nothing: it redraws the charts and page of dir from its
+// JSON or, with dir empty, rewrites the README's block from
+// results/benchmarks.json (with check, only compares it).
+func fromJSON(dir, readme string, check bool) int {
+	d, err := schema.Read(filepath.Join(cmp.Or(dir, "results"), harness.JSONFile))
+	switch {
+	case err == nil && dir != "":
+		err = harness.Write(d, dir)
+	case err == nil:
+		err = harness.UpdateReadme(d, readme, check)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench/run:", err)
+		return 1
+	}
 	return 0
 }
 
