@@ -1,9 +1,12 @@
 package harness
 
 import (
+	"context"
+
 	"github.com/prometheus/procfs"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/sets"
 )
 
 // readCPUClock reads the machine's CPU times summed over its CPUs, from
@@ -39,12 +42,12 @@ func stealSince(start *procfs.CPUStat) *float64 {
 	return nil
 }
 
-// measureSets runs each of fs in turn and records in its set the steal
+// measureSets measures each set of fs in turn and records in it the steal
 // while it ran.
-func measureSets(fs ...func() schema.Set) []schema.Set {
-	out := make([]schema.Set, len(fs))
-	for i, f := range fs {
-		out[i] = withSteal(func() []schema.Set { return []schema.Set{f()} })[0]
+func measureSets(ctx context.Context, env *sets.Env, fs ...func(context.Context, *sets.Env) schema.Set) []schema.Set {
+	var out []schema.Set
+	for _, f := range fs {
+		out = append(out, withSteal(func() []schema.Set { return []schema.Set{f(ctx, env)} })...)
 	}
 	return out
 }

@@ -29,6 +29,15 @@ func pipeCells(p Profile) []pipeCell {
 	return cells
 }
 
+// cellNames are the x values of cells.
+func cellNames(cells []pipeCell) []string {
+	var xs []string
+	for _, c := range cells {
+		xs = append(xs, c.x())
+	}
+	return xs
+}
+
 // pipeSet is a set of calls per second by connections × calls in flight.
 func pipeSet(id, group, title, harness, note string) schema.Set {
 	return schema.Set{ID: id, Group: group, Status: schema.Measured, Title: title, Harness: harness, Note: note,
@@ -48,9 +57,5 @@ func (ws *WebSocket) Pipelined(ctx context.Context, e *Env) schema.Set {
 		reqs, expect := wsload.Workload(impl.rename)
 		targets = append(targets, pipeTo(impl.name, impl.label, impl.role, ws.shared[impl.name].dial, reqs, expect))
 	}
-	err := measurePipes(ctx, e, &s, pipeCells(e.Profile), targets, 1, windows(e.Profile), pipeStepWork(e.Profile))
-	if err != nil {
-		return failed(s, err)
-	}
-	return s
+	return measurePipes(ctx, e, s, pipeCells(e.Profile), targets, 1, windows(e.Profile), pipeStepWork(e.Profile))
 }
