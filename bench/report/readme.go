@@ -59,27 +59,14 @@ func statusLine(s *schema.Set) string {
 // ReplaceBlock returns readme with the text between the markers replaced
 // by block.
 func ReplaceBlock(readme, block string) (string, error) {
-	before, _, after, err := splitBlock(readme)
-	return before + StartMarker + "\n" + block + EndMarker + after, err
-}
-
-// CurrentBlock returns the text between the markers of readme.
-func CurrentBlock(readme string) (string, error) {
-	_, block, _, err := splitBlock(readme)
-	return block, err
-}
-
-// splitBlock cuts readme around the block: the text before the start
-// marker and its newline, the block, and the text after the end marker.
-func splitBlock(readme string) (before, block, after string, err error) {
 	before, rest, ok := strings.Cut(readme, StartMarker+"\n")
 	if !ok {
-		return "", "", "", errors.New("README.md has no " + StartMarker + " marker")
+		return "", errors.New("README.md has no " + StartMarker + " marker")
 	}
-	if block, after, ok = strings.Cut(rest, EndMarker); !ok {
-		return "", "", "", errors.New("README.md has no " + EndMarker + " marker after " + StartMarker)
+	if _, after, ok := strings.Cut(rest, EndMarker); ok {
+		return before + StartMarker + "\n" + block + EndMarker + after, nil
 	}
-	return before, block, after, nil
+	return "", errors.New("README.md has no " + EndMarker + " marker after " + StartMarker)
 }
 
 func day(date string) string {

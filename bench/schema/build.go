@@ -53,6 +53,15 @@ func (s *Set) Main() []*Series {
 	return out
 }
 
+// Ours returns the name of the set's first series of ours on the main
+// metric, the one its comparisons put the others beside; "" for none.
+func (s *Set) Ours() string {
+	if r := find(s.Series, func(r Series) bool { return r.Role == Ours && r.Metric == s.Metric.Name }); r != nil {
+		return r.Name
+	}
+	return ""
+}
+
 // Point returns the point of cell x, or nil (also for a nil series).
 func (r *Series) Point(x string) *Point {
 	if r == nil {
