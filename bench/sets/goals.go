@@ -165,21 +165,15 @@ func clientAllocGoal(s *schema.Set) (float64, string, bool) {
 	worst := 0.0
 	var parts []string
 	for _, name := range []string{"ours", "ours_go"} {
-		r := s.SeriesOf(name, allocsNumeric)
-		if r == nil || len(r.Points) != len(s.Cells) {
-			return 0, "no allocation figures of " + name + " in every cell", false
+		v, text, ok := most(s.SeriesOf(name, allocsNumeric), s.Cells)
+		if !ok {
+			return 0, name + ": " + text, false
 		}
-		var cells []string
-		for _, p := range r.Points {
-			worst = max(worst, p.Median)
-			cells = append(cells, fmt.Sprintf("%s %.2f", p.X, p.Median))
-		}
-		parts = append(parts, name+": "+strings.Join(cells, ", "))
+		worst = max(worst, v)
+		parts = append(parts, name+": "+text)
 	}
-	if g := s.SeriesOf("geth", allocsNumeric); g != nil {
-		if p := g.Point(clientMain.x()); p != nil {
-			parts = append(parts, fmt.Sprintf("go-ethereum's client %.1f at %s", p.Median, p.X))
-		}
+	if p := s.SeriesOf("geth", allocsNumeric).Point(clientMain.x()); p != nil {
+		parts = append(parts, fmt.Sprintf("go-ethereum's client %.1f at %s", p.Median, p.X))
 	}
 	return worst, "allocations per call with a numeric result, medians (counted over the client's process): " +
 		strings.Join(parts, "; "), true
@@ -194,10 +188,8 @@ func nodesGoal(s *schema.Set) (float64, string, bool) {
 	h, _ := s.Value("ours", nodesHistory)
 	oneH, _ := s.Value("one_node", nodesHistory)
 	busy := func(name, metric string) float64 {
-		if r := s.SeriesOf(name, metric); r != nil {
-			if p := r.Point(nodesNoHistory); p != nil {
-				return p.Median
-			}
+		if p := s.SeriesOf(name, metric).Point(nodesNoHistory); p != nil {
+			return p.Median
 		}
 		return math.NaN()
 	}
@@ -210,12 +202,12 @@ func nodesGoal(s *schema.Set) (float64, string, bool) {
 // oursOn reads ours on cell x, or on the set's first cell when x is "".
 func oursOn(x string) reading {
 	return func(s *schema.Set) (float64, string, bool) {
-		x := x
-		if x == "" && len(s.Cells) > 0 {
-			x = s.Cells[0]
+		at := x
+		if at == "" && len(s.Cells) > 0 {
+			at = s.Cells[0]
 		}
-		v, ok := s.Value("ours", x)
-		return v, "ours, " + x, ok
+		v, ok := s.Value("ours", at)
+		return v, "ours, " + at, ok
 	}
 }
 
@@ -321,22 +313,29 @@ func pairedRatio(s *schema.Set, ours, peer, x string) (float64, string, bool) {
 // allocGoal reads the most allocations per call of ours over calls.
 func allocGoal(calls []inprocess.Call) reading {
 	return func(s *schema.Set) (float64, string, bool) {
-		r := s.SeriesOf("ours", "allocs_per_call")
-		if r == nil {
-			return 0, "no allocation figures", false
-		}
-		worst := 0.0
-		var parts []string
+		var xs []string
 		for _, c := range calls {
-			p := r.Point(c.Method)
-			if p == nil {
-				return 0, "no allocation figure for " + c.Method, false
-			}
-			worst = max(worst, p.Median)
-			parts = append(parts, fmt.Sprintf("%s %.2f", c.Method, p.Median))
+			xs = append(xs, c.Method)
 		}
-		return worst, "ours, per call (counted over the whole process, rounded to 2 decimals): " + strings.Join(parts, ", "), true
+		v, text, ok := most(s.SeriesOf("ours", "allocs_per_call"), xs)
+		return v, "ours, per call (counted over the whole process, rounded to 2 decimals): " + text, ok
 	}
+}
+
+// most returns the highest median of series r over cells xs, and says
+// each: "add 0.00, addInt 0.00".
+func most(r *schema.Series, xs []string) (float64, string, bool) {
+	worst := 0.0
+	var parts []string
+	for _, x := range xs {
+		p := r.Point(x)
+		if p == nil {
+			return 0, "no figure for " + x, false
+		}
+		worst = max(worst, p.Median)
+		parts = append(parts, fmt.Sprintf("%s %.2f", x, p.Median))
+	}
+	return worst, strings.Join(parts, ", "), true
 }
 
 // round keeps 2 decimals for small figures, 3 significant digits otherwise.
