@@ -81,8 +81,12 @@ var groups = map[string]group{
 	}},
 }
 
-// SetIDs returns the ids of the sets a run of groups produces.
+// SetIDs returns the ids of the sets a run of groups produces (of every
+// group when names is empty).
 func SetIDs(names []string) []string {
+	if len(names) == 0 {
+		names = Groups
+	}
 	var out []string
 	for _, g := range names {
 		out = append(out, groups[g].ids...)
