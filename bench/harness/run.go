@@ -117,8 +117,7 @@ func Run(ctx context.Context, o Options) (*schema.Doc, error) {
 		}
 		work += sets.Work(name, o.Profile)
 	}
-	if (slices.ContainsFunc(names, func(n string) bool { return groups[n].caddy }) || slices.Contains(names, "nodes")) &&
-		!executable(o.Caddy) {
+	if slices.ContainsFunc(names, func(n string) bool { return groups[n].caddy || n == "nodes" }) && !executable(o.Caddy) {
 		if err := buildCaddy(ctx, o.Repo); err != nil {
 			return nil, err
 		}

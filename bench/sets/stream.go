@@ -125,9 +125,7 @@ func measureSessions(ctx context.Context, e *Env, s schema.Set, cells []pipeCell
 func (st *Stream) Pipelined(ctx context.Context, e *Env) schema.Set {
 	s := pipeSet("stream_pipelined", "stream",
 		"TCP and unix sockets: pipelined calls per second, the five requests cycled", streamHarness,
-		"each connection keeps its number of calls in flight: a call is written as soon as an answer comes "+
-			"back, and the calls written together go out in one network write; every answer is checked. The bare "+
-			"server answers each line with the pre-encoded answer of its id and does nothing else: the floor of "+
+		pipelined+". The bare server answers each line with the pre-encoded answer of its id and does nothing else: the floor of "+
 			"this machine for the client and the loopback, on the same cores. Ours over WebSocket is the existing "+
 			"WebSocket load on the same Caddy, for reference")
 	reqs, expect := wsload.Workload(nil)
