@@ -53,6 +53,14 @@ func TestUpdateReadmeRewritesOnlyTheBlock(t *testing.T) {
 		strings.Contains(string(b), "old") {
 		t.Fatalf("%s", b)
 	}
+	if err := UpdateReadme(sample(), file, true); err != nil {
+		t.Errorf("check of the block just written: %v", err)
+	}
+	other := sample()
+	other.Harness.Command = "bench/run -only http"
+	if err := UpdateReadme(other, file, true); err == nil {
+		t.Error("check passed a block another document generates")
+	}
 }
 
 func TestSetIDsFollowTheGroups(t *testing.T) {
