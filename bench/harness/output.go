@@ -68,7 +68,8 @@ func UpdateReadme(d *schema.Doc, file string, check bool) error {
 	case !check:
 		return os.WriteFile(file, []byte(out), 0o644)
 	case out != string(b):
-		return fmt.Errorf("the performance block of %s differs from what the JSON generates; run `cd bench && go run ./cmd/run -readmetable`", file)
+		return fmt.Errorf("the performance block of %s differs from what the JSON generates; "+
+			"run `cd bench && go run ./cmd/run -readmetable`", file)
 	}
 	return nil
 }

@@ -44,9 +44,10 @@ var groups = map[string]group{
 	"inprocess": {ids: []string{"inprocess"}, run: func(ctx context.Context, env *sets.Env) ([]schema.Set, error) {
 		return measureSets(ctx, env, sets.InProcess), nil
 	}},
-	"http": {ids: []string{"http", "http_batch"}, caddy: true, run: func(ctx context.Context, env *sets.Env) ([]schema.Set, error) {
-		return withSteal(func() []schema.Set { return sets.HTTP(ctx, env) }), nil
-	}},
+	"http": {ids: []string{"http", "http_batch"}, caddy: true,
+		run: func(ctx context.Context, env *sets.Env) ([]schema.Set, error) {
+			return withSteal(func() []schema.Set { return sets.HTTP(ctx, env) }), nil
+		}},
 	"websocket": {ids: []string{"ws_pipelined", "ws_broadcast", "ws_memory"}, caddy: true,
 		run: func(ctx context.Context, env *sets.Env) ([]schema.Set, error) {
 			ws, err := sets.NewWebSocket(ctx, env)

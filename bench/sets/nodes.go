@@ -103,8 +103,9 @@ func Nodes(ctx context.Context, e *Env) schema.Set {
 		}
 	}
 	nodes := servers.nodes
-	two := target{name: "ours", role: schema.Ours, label: fmt.Sprintf("two nodes, NATS hub, %s subscribers on each", thousands(n/2)),
-		work: fixed(nodesStepWork(p)), measure: delivery(func(x string) ([]string, []string) {
+	two := target{name: "ours", role: schema.Ours,
+		label: fmt.Sprintf("two nodes, NATS hub, %s subscribers on each", thousands(n/2)), work: fixed(nodesStepWork(p)),
+		measure: delivery(func(x string) ([]string, []string) {
 			u := []string{nodes[0] + path("nats", x), nodes[1] + path("nats", x)}
 			return u, u
 		})}

@@ -125,9 +125,9 @@ func measureSessions(ctx context.Context, e *Env, s schema.Set, cells []pipeCell
 func (st *Stream) Pipelined(ctx context.Context, e *Env) schema.Set {
 	s := pipeSet("stream_pipelined", "stream",
 		"TCP and unix sockets: pipelined calls per second, the five requests cycled", streamHarness,
-		pipelined+". The bare server answers each line with the pre-encoded answer of its id and does nothing else: the floor of "+
-			"this machine for the client and the loopback, on the same cores. Ours over WebSocket is the existing "+
-			"WebSocket load on the same Caddy, for reference")
+		pipelined+". The bare server answers each line with the pre-encoded answer of its id and does nothing "+
+			"else: the floor of this machine for the client and the loopback, on the same cores. Ours over "+
+			"WebSocket is the existing WebSocket load on the same Caddy, for reference")
 	reqs, expect := wsload.Workload(nil)
 	gethReqs, gethExpect := wsload.Workload(inprocess.GethRename)
 	targets := []pipeTarget{
@@ -229,7 +229,9 @@ func (st *Stream) Streaming(ctx context.Context, e *Env) schema.Set {
 			run: func(context.Context, pipeCell, pipeline.Windows) ([]float64, error) { return run() }}
 	}
 	targets := []pipeTarget{
-		flood("ours", "ours over TCP", schema.Ours, func() ([]float64, error) { return streamload.Flood(ctx, "tcp", st.caddy.TCP, cfg) }),
+		flood("ours", "ours over TCP", schema.Ours, func() ([]float64, error) {
+			return streamload.Flood(ctx, "tcp", st.caddy.TCP, cfg)
+		}),
 		flood("ours_ws", "ours over WebSocket", schema.Baseline, func() ([]float64, error) {
 			return streamload.FloodWebSocket(ctx, st.caddy.WS, cfg)
 		}),

@@ -50,8 +50,10 @@ func run() error {
 		only   = flag.String("only", "", "comma-separated groups to run: "+strings.Join(harness.Groups, ","))
 		caddy  = flag.String("caddy", "../bin/caddy", "the Caddy binary, built with ../xcaddy.sh when missing")
 		readme = flag.Bool("readme", true, "rewrite the performance block of ../README.md (full runs of every set into results only)")
-		render = flag.String("render", "", "redraw the charts and index.html of this results directory from its JSON, measuring nothing")
-		table  = flag.Bool("readmetable", false, "rewrite the performance block of ../README.md from results/benchmarks.json, measuring nothing; with -check, only compare")
+		render = flag.String("render", "", "redraw the charts and index.html of this results directory from its JSON, "+
+			"measuring nothing")
+		table = flag.Bool("readmetable", false, "rewrite the performance block of ../README.md from "+
+			"results/benchmarks.json, measuring nothing; with -check, only compare")
 	)
 	flag.Parse()
 	bench, err := os.Getwd()
