@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -115,7 +116,7 @@ func build(s *schema.Set, goals []schema.Goal) (*plot.Plot, error) {
 	p.X.Label.TextStyle.Font.Size = vg.Points(10)
 	p.X.Tick.Label.Font.Size = vg.Points(9)
 	p.Y.Tick.Label.Font.Size = vg.Points(9)
-	p.Add(gridY{})
+	p.Add(&plotter.Grid{Horizontal: draw.LineStyle{Color: color.Gray{Y: 225}, Width: vg.Points(0.5)}}) // at the labelled ticks
 
 	bars := &bars{set: s, series: main, label: p.Y.Tick.Label}
 	bars.label.Font.Size = vg.Points(7)
