@@ -1,13 +1,10 @@
 package chart
 
 import (
-	"image/color"
 	"math"
 	"strconv"
 
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 )
 
 // logTicks marks every power of ten with a label, and 2 and 5 times it.
@@ -39,22 +36,6 @@ func (linearTicks) Ticks(lo, hi float64) []plot.Tick {
 		}
 	}
 	return ticks
-}
-
-// gridY draws light horizontal lines at the labelled ticks.
-type gridY struct{}
-
-// Plot implements plot.Plotter.
-func (gridY) Plot(c draw.Canvas, plt *plot.Plot) {
-	_, trY := plt.Transforms(&c)
-	line := draw.LineStyle{Color: color.Gray{Y: 225}, Width: vg.Points(0.5)}
-	for _, t := range plt.Y.Tick.Marker.Ticks(plt.Y.Min, plt.Y.Max) {
-		if t.Label == "" {
-			continue
-		}
-		y := trY(t.Value)
-		c.StrokeLine2(line, c.Min.X, y, c.Max.X, y)
-	}
 }
 
 // Short formats a figure in at most about four characters of digits:

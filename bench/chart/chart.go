@@ -10,9 +10,11 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -114,7 +116,7 @@ func build(s *schema.Set, goals []schema.Goal) (*plot.Plot, error) {
 	p.X.Label.TextStyle.Font.Size = vg.Points(10)
 	p.X.Tick.Label.Font.Size = vg.Points(9)
 	p.Y.Tick.Label.Font.Size = vg.Points(9)
-	p.Add(gridY{})
+	p.Add(&plotter.Grid{Horizontal: draw.LineStyle{Color: color.Gray{Y: 225}, Width: vg.Points(0.5)}}) // at the labelled ticks
 
 	bars := &bars{set: s, series: main, label: p.Y.Tick.Label}
 	bars.label.Font.Size = vg.Points(7)
@@ -136,16 +138,15 @@ func build(s *schema.Set, goals []schema.Goal) (*plot.Plot, error) {
 		p.Y.Min, p.Y.Max = 0, hi*1.12
 	}
 	p.Add(bars)
-	names := make([]string, len(s.Cells))
-	for i, x := range s.Cells {
-		if n := labelChars(s); n > 0 {
+	n := labelChars(s)
+	names := slices.Clone(s.Cells)
+	for i, x := range names {
+		if n > 0 {
 			names[i] = wrap(x, n)
-		} else {
-			names[i] = x
 		}
 	}
 	p.NominalX(names...)
-	if labelChars(s) == 0 {
+	if n == 0 {
 		p.X.Tick.Label.Rotation = math.Pi / 6
 		p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = text.XRight, text.YTop
 	}
@@ -168,35 +169,20 @@ func wrap(text string, n int) string {
 	if len(text) <= n {
 		return text
 	}
-	text = strings.ReplaceAll(text, ", ", ",\n")
-	text = strings.ReplaceAll(text, " × ", " ×\n")
-	var out []string
-	for _, part := range strings.Split(text, "\n") {
-		out = append(out, wrapWords(part, n))
-	}
-	return strings.Join(out, "\n")
-}
-
-// wrapWords breaks text at spaces into lines of about n characters.
-func wrapWords(text string, n int) string {
 	var lines []string
-	line := ""
-	var words []string
-	for _, w := range strings.Fields(text) {
-		words = append(words, splitCamel(w, n)...)
-	}
-	for _, w := range words {
-		if line != "" && len(line)+1+len(w) > n {
-			lines = append(lines, line)
-			line = w
-			continue
+	for _, part := range strings.Split(strings.NewReplacer(", ", ",\n", " × ", " ×\n").Replace(text), "\n") {
+		line := ""
+		for _, w := range strings.Fields(part) {
+			for _, piece := range splitCamel(w, n) {
+				if line != "" && len(line)+1+len(piece) > n {
+					lines, line = append(lines, line), ""
+				}
+				line = strings.TrimPrefix(line+" "+piece, " ")
+			}
 		}
-		if line != "" {
-			line += " "
-		}
-		line += w
+		lines = append(lines, line)
 	}
-	return strings.Join(append(lines, line), "\n")
+	return strings.Join(lines, "\n")
 }
 
 // splitCamel cuts a word longer than n before capitals, into pieces of at

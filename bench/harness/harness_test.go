@@ -45,13 +45,21 @@ func TestWritePutsJSONChartsAndPageInTheDirectory(t *testing.T) {
 func TestUpdateReadmeRewritesOnlyTheBlock(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "README.md")
 	os.WriteFile(file, []byte("# x\n\n"+report.StartMarker+"\nold\n"+report.EndMarker+"\n\nrest\n"), 0o644)
-	if err := UpdateReadme(sample(), file); err != nil {
+	if err := UpdateReadme(sample(), file, false); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(file)
 	if !strings.HasPrefix(string(b), "# x\n\n"+report.StartMarker+"\n<!-- Generated") || !strings.HasSuffix(string(b), report.EndMarker+"\n\nrest\n") ||
 		strings.Contains(string(b), "old") {
 		t.Fatalf("%s", b)
+	}
+	if err := UpdateReadme(sample(), file, true); err != nil {
+		t.Errorf("check of the block just written: %v", err)
+	}
+	other := sample()
+	other.Harness.Command = "bench/run -only http"
+	if err := UpdateReadme(other, file, true); err == nil {
+		t.Error("check passed a block another document generates")
 	}
 }
 

@@ -54,15 +54,22 @@ func Write(d *schema.Doc, dir string) error {
 }
 
 // UpdateReadme rewrites the block between the markers of the README at
-// file with the block generated from d.
-func UpdateReadme(d *schema.Doc, file string) error {
+// file with the block generated from d; with check, it changes nothing and
+// says whether the block differs.
+func UpdateReadme(d *schema.Doc, file string, check bool) error {
 	b, err := os.ReadFile(file)
 	if err != nil {
 		return err
 	}
 	out, err := report.ReplaceBlock(string(b), report.ReadmeBlock(d))
-	if err != nil {
+	switch {
+	case err != nil:
 		return err
+	case !check:
+		return os.WriteFile(file, []byte(out), 0o644)
+	case out != string(b):
+		return fmt.Errorf("the performance block of %s differs from what the JSON generates; "+
+			"run `cd bench && go run ./cmd/run -readmetable`", file)
 	}
-	return os.WriteFile(file, []byte(out), 0o644)
+	return nil
 }

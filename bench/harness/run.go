@@ -37,65 +37,57 @@ var Groups = []string{"inprocess", "http", "websocket", "stream", "client", "nod
 type group struct {
 	ids   []string
 	caddy bool
-	run   func(ctx context.Context, env *sets.Env, openFiles uint64) ([]schema.Set, error)
+	run   func(ctx context.Context, env *sets.Env) ([]schema.Set, error)
 }
 
 var groups = map[string]group{
-	"inprocess": {ids: []string{"inprocess"},
-		run: func(ctx context.Context, env *sets.Env, _ uint64) ([]schema.Set, error) {
-			return measureSets(func() schema.Set { return sets.InProcess(ctx, env) }), nil
-		}},
+	"inprocess": {ids: []string{"inprocess"}, run: func(ctx context.Context, env *sets.Env) ([]schema.Set, error) {
+		return measureSets(ctx, env, sets.InProcess), nil
+	}},
 	"http": {ids: []string{"http", "http_batch"}, caddy: true,
-		run: func(ctx context.Context, env *sets.Env, _ uint64) ([]schema.Set, error) {
+		run: func(ctx context.Context, env *sets.Env) ([]schema.Set, error) {
 			return withSteal(func() []schema.Set { return sets.HTTP(ctx, env) }), nil
 		}},
 	"websocket": {ids: []string{"ws_pipelined", "ws_broadcast", "ws_memory"}, caddy: true,
-		run: func(ctx context.Context, env *sets.Env, openFiles uint64) ([]schema.Set, error) {
+		run: func(ctx context.Context, env *sets.Env) ([]schema.Set, error) {
 			ws, err := sets.NewWebSocket(ctx, env)
 			if err != nil {
 				return nil, err
 			}
 			defer ws.Close()
-			return measureSets(
-				func() schema.Set { return ws.Pipelined(ctx, env) },
-				func() schema.Set { return ws.Broadcast(ctx, env) },
-				func() schema.Set { return ws.Memory(ctx, env, openFiles) }), nil
+			return measureSets(ctx, env, ws.Pipelined, ws.Broadcast, ws.Memory), nil
 		}},
 	"stream": {ids: []string{"stream_pipelined", "stream_blocking", "stream_grpc", "stream_flood", "stream_memory"},
-		caddy: true,
-		run: func(ctx context.Context, env *sets.Env, openFiles uint64) ([]schema.Set, error) {
+		caddy: true, run: func(ctx context.Context, env *sets.Env) ([]schema.Set, error) {
 			st, err := sets.NewStream(ctx, env)
 			if err != nil {
 				return nil, err
 			}
 			defer st.Close()
-			return measureSets(
-				func() schema.Set { return st.Pipelined(ctx, env) },
-				func() schema.Set { return st.Blocking(ctx, env) },
-				func() schema.Set { return st.GRPC(ctx, env) },
-				func() schema.Set { return st.Streaming(ctx, env) },
-				func() schema.Set { return st.Memory(ctx, env, openFiles) }), nil
+			return measureSets(ctx, env, st.Pipelined, st.Blocking, st.GRPC, st.Streaming, st.Memory), nil
 		}},
-	"client": {ids: []string{"client_pipelined"},
-		run: func(ctx context.Context, env *sets.Env, _ uint64) ([]schema.Set, error) {
-			// Its server is a child process, not Caddy.
-			env.Bar.Start("starting the server of the Go clients")
-			c, err := sets.NewClients(ctx)
-			if err != nil {
-				return nil, err
-			}
-			defer c.Close()
-			return measureSets(func() schema.Set { return c.Pipelined(ctx, env) }), nil
-		}},
-	"nodes": {ids: []string{"nodes_broadcast"},
-		run: func(ctx context.Context, env *sets.Env, _ uint64) ([]schema.Set, error) {
-			// The set starts its own nats-server and Caddy nodes.
-			return measureSets(func() schema.Set { return sets.Nodes(ctx, env) }), nil
-		}},
+	"client": {ids: []string{"client_pipelined"}, run: func(ctx context.Context, env *sets.Env) ([]schema.Set, error) {
+		// Its server is a child process, not Caddy.
+		env.Bar.Start("starting the server of the Go clients")
+		c, err := sets.NewClients(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer c.Close()
+		return measureSets(ctx, env, c.Pipelined), nil
+	}},
+	// The nodes set starts its own nats-server and Caddy nodes.
+	"nodes": {ids: []string{"nodes_broadcast"}, run: func(ctx context.Context, env *sets.Env) ([]schema.Set, error) {
+		return measureSets(ctx, env, sets.Nodes), nil
+	}},
 }
 
-// SetIDs returns the ids of the sets a run of groups produces.
+// SetIDs returns the ids of the sets a run of groups produces (of every
+// group when names is empty).
 func SetIDs(names []string) []string {
+	if len(names) == 0 {
+		names = Groups
+	}
 	var out []string
 	for _, g := range names {
 		out = append(out, groups[g].ids...)
@@ -126,14 +118,13 @@ func Run(ctx context.Context, o Options) (*schema.Doc, error) {
 		}
 		work += sets.Work(name, o.Profile)
 	}
-	if (slices.ContainsFunc(names, func(n string) bool { return groups[n].caddy }) || slices.Contains(names, "nodes")) &&
-		!executable(o.Caddy) {
+	if slices.ContainsFunc(names, func(n string) bool { return groups[n].caddy || n == "nodes" }) && !executable(o.Caddy) {
 		if err := buildCaddy(ctx, o.Repo); err != nil {
 			return nil, err
 		}
 	}
 	doc.Versions = describeVersions(o.Repo, o.Caddy)
-	env := &sets.Env{Profile: o.Profile, Bar: progress.New(os.Stderr, work), CaddyBin: o.Caddy,
+	env := &sets.Env{Profile: o.Profile, Bar: progress.New(os.Stderr, work), CaddyBin: o.Caddy, OpenFiles: openFiles,
 		CaddyConfig: filepath.Join(o.Repo, "bench", "Caddyfile.bench"),
 		NodesConfig: filepath.Join(o.Repo, "bench", "Caddyfile.nodes")}
 	for _, name := range names {
@@ -144,7 +135,7 @@ func Run(ctx context.Context, o Options) (*schema.Doc, error) {
 				env.Bar.Note("bench: Caddy did not start: %v", env.CaddyErr)
 			}
 		}
-		measured, err := g.run(ctx, env, openFiles)
+		measured, err := g.run(ctx, env)
 		for _, id := range g.ids[len(measured):] { // none when run returned every set
 			measured = append(measured, schema.Set{ID: id, Group: name, Title: id, Status: schema.Failed, Error: err.Error()})
 		}

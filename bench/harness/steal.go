@@ -1,69 +1,53 @@
 package harness
 
 import (
-	"os"
-	"strconv"
-	"strings"
+	"context"
+
+	"github.com/prometheus/procfs"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/sets"
 )
 
-// cpuClock is a reading of the machine's CPU time counters.
-type cpuClock struct {
-	total, steal uint64
-	ok           bool // the platform has the counters
-}
-
-// readCPUClock reads /proc/stat.
-func readCPUClock() cpuClock {
-	b, err := os.ReadFile("/proc/stat")
+// readCPUClock reads the machine's CPU times summed over its CPUs, from
+// /proc/stat; nil where the platform has none.
+func readCPUClock() *procfs.CPUStat {
+	st, err := proc.Stat()
 	if err != nil {
-		return cpuClock{}
+		return nil
 	}
-	line, _, _ := strings.Cut(string(b), "\n")
-	return parseCPULine(line)
+	return &st.CPUTotal
 }
 
-// parseCPULine reads /proc/stat's first line, "cpu" and the user, nice,
-// system, idle, iowait, irq, softirq and steal ticks summed over the CPUs
-// (guest time is counted within user time already, and not again).
-func parseCPULine(line string) cpuClock {
-	f := strings.Fields(line)
-	if len(f) < 9 || f[0] != "cpu" {
-		return cpuClock{}
+// stolen is the share of the CPU time between two readings that the
+// hypervisor gave to other machines (guest time is counted within user time
+// already, and not again), or nil when it cannot be told.
+func stolen(start, end procfs.CPUStat) *float64 {
+	total := func(c procfs.CPUStat) float64 {
+		return c.User + c.Nice + c.System + c.Idle + c.Iowait + c.IRQ + c.SoftIRQ + c.Steal
 	}
-	var c cpuClock
-	for i, v := range f[1:9] {
-		n, err := strconv.ParseUint(v, 10, 64)
-		if err != nil {
-			return cpuClock{}
-		}
-		c.total += n
-		if i == 7 {
-			c.steal = n
-		}
+	if total(end) <= total(start) {
+		return nil
 	}
-	c.ok = true
-	return c
+	share := (end.Steal - start.Steal) / (total(end) - total(start))
+	return &share
 }
 
 // stealSince returns the share of the CPU time since start that was
 // stolen, or nil when it cannot be told.
-func stealSince(start cpuClock) *float64 {
-	end := readCPUClock()
-	if !start.ok || !end.ok || end.total <= start.total {
-		return nil
+func stealSince(start *procfs.CPUStat) *float64 {
+	if end := readCPUClock(); start != nil && end != nil {
+		return stolen(*start, *end)
 	}
-	share := float64(end.steal-start.steal) / float64(end.total-start.total)
-	return &share
+	return nil
 }
 
-// measureSets runs each of fs in turn and records in its set the steal
+// measureSets measures each set of fs in turn and records in it the steal
 // while it ran.
-func measureSets(fs ...func() schema.Set) []schema.Set {
-	out := make([]schema.Set, len(fs))
-	for i, f := range fs {
-		out[i] = withSteal(func() []schema.Set { return []schema.Set{f()} })[0]
+func measureSets(ctx context.Context, env *sets.Env, fs ...func(context.Context, *sets.Env) schema.Set) []schema.Set {
+	var out []schema.Set
+	for _, f := range fs {
+		out = append(out, withSteal(func() []schema.Set { return []schema.Set{f(ctx, env)} })...)
 	}
 	return out
 }

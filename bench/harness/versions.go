@@ -44,13 +44,9 @@ func describeVersions(repo, caddyBin string) schema.Versions {
 // commit returns the short commit of repo, with "-dirty" when tracked files
 // differ from it.
 func commit(repo string) string {
-	out, err := exec.Command("git", "-C", repo, "rev-parse", "--short=12", "HEAD").Output()
+	out, err := exec.Command("git", "-C", repo, "describe", "--always", "--dirty", "--abbrev=12", "--exclude=*").Output()
 	if err != nil {
 		return "unknown"
 	}
-	c := strings.TrimSpace(string(out))
-	if st, err := exec.Command("git", "-C", repo, "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(st) > 0 {
-		c += "-dirty"
-	}
-	return c
+	return strings.TrimSpace(string(out))
 }

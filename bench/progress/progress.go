@@ -29,7 +29,9 @@ type Bar struct {
 // New returns a bar of total units writing to w, redrawn in place when w
 // is a terminal.
 func New(w io.Writer, total int) *Bar {
-	b := &Bar{w: w, tty: isTerminal(w), total: max(total, 1), shown: -1}
+	f, _ := w.(*os.File)
+	st, err := f.Stat() // a nil *os.File says os.ErrInvalid
+	b := &Bar{w: w, tty: err == nil && st.Mode()&os.ModeCharDevice != 0, total: max(total, 1), shown: -1}
 	out := w
 	if !b.tty {
 		out = io.Discard // the lines are printed from the bar's rendering
@@ -75,14 +77,4 @@ func (b *Bar) Finish() {
 		fmt.Fprint(b.w, strings.TrimSpace(b.bar.String()))
 	}
 	fmt.Fprintln(b.w)
-}
-
-// isTerminal is true when w is a character device.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/chart"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
@@ -36,7 +37,7 @@ func GoalsTable(d *schema.Doc, detail bool) Table {
 
 // measured formats a goal's figure with its unit.
 func measured(g schema.Goal) string {
-	if g.Detail == "not measured" || len(g.Detail) > 13 && g.Detail[:13] == "not measured:" {
+	if strings.HasPrefix(g.Detail, "not measured") {
 		return "not measured"
 	}
 	if g.Unit == "x" {

@@ -19,7 +19,7 @@ const (
 // without the markers: the run's header, the goals, and a table per set.
 func ReadmeBlock(d *schema.Doc) string {
 	var b strings.Builder
-	b.WriteString("<!-- Generated from bench/results/benchmarks.json by bench/run (or `cd bench && go run ./cmd/readmetable`); do not edit by hand. -->\n\n")
+	b.WriteString("<!-- Generated from bench/results/benchmarks.json by bench/run (or `cd bench && go run ./cmd/run -readmetable`); do not edit by hand. -->\n\n")
 	fmt.Fprintf(&b, "Measured by `%s` on %s: %s, %d CPUs, %s, Caddy %s (bin/caddy built %s), commit %s; load average %s before the run and %s after; CPU steal %s; %s in all.",
 		d.Harness.Command, day(d.Date), d.Machine.CPU, d.Machine.CPUs, d.Versions.Go, d.Versions.Caddy,
 		cmp.Or(d.Versions.CaddyBuilt, "unknown"), d.Versions.Commit, load(d.Machine.LoadBefore), load(d.Machine.LoadAfter),
@@ -59,27 +59,14 @@ func statusLine(s *schema.Set) string {
 // ReplaceBlock returns readme with the text between the markers replaced
 // by block.
 func ReplaceBlock(readme, block string) (string, error) {
-	before, _, after, err := splitBlock(readme)
-	return before + StartMarker + "\n" + block + EndMarker + after, err
-}
-
-// CurrentBlock returns the text between the markers of readme.
-func CurrentBlock(readme string) (string, error) {
-	_, block, _, err := splitBlock(readme)
-	return block, err
-}
-
-// splitBlock cuts readme around the block: the text before the start
-// marker and its newline, the block, and the text after the end marker.
-func splitBlock(readme string) (before, block, after string, err error) {
 	before, rest, ok := strings.Cut(readme, StartMarker+"\n")
 	if !ok {
-		return "", "", "", errors.New("README.md has no " + StartMarker + " marker")
+		return "", errors.New("README.md has no " + StartMarker + " marker")
 	}
-	if block, after, ok = strings.Cut(rest, EndMarker); !ok {
-		return "", "", "", errors.New("README.md has no " + EndMarker + " marker after " + StartMarker)
+	if _, after, ok := strings.Cut(rest, EndMarker); ok {
+		return before + StartMarker + "\n" + block + EndMarker + after, nil
 	}
-	return before, block, after, nil
+	return "", errors.New("README.md has no " + EndMarker + " marker after " + StartMarker)
 }
 
 func day(date string) string {

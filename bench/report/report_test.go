@@ -80,13 +80,10 @@ func TestReplaceBlockKeepsEverythingOutsideTheMarkers(t *testing.T) {
 	if want := "# T\n\n## Performance\n\nintro\n\n" + StartMarker + "\nnew\n" + EndMarker + "\n\n## Next\n"; got != want {
 		t.Fatalf("%q", got)
 	}
-	if block, err := CurrentBlock(got); err != nil || block != "new\n" {
-		t.Fatalf("%q, %v", block, err)
-	}
 	if _, err := ReplaceBlock("no markers", "x"); err == nil {
 		t.Error("no error without markers")
 	}
-	if _, err := CurrentBlock(StartMarker + "\nunterminated"); err == nil {
+	if _, err := ReplaceBlock(StartMarker+"\nunterminated", "x"); err == nil {
 		t.Error("no error without the end marker")
 	}
 }

@@ -45,12 +45,9 @@ func metricTable(s *schema.Set, metric, unit string, ratios, ranges bool) Table 
 		}
 	}
 	t := Table{Caption: unit, Head: []string{s.XLabel}}
-	ours := ""
+	ours := s.Ours()
 	for _, r := range cols {
 		t.Head = append(t.Head, r.Label)
-		if r.Role == schema.Ours && ours == "" {
-			ours = r.Name
-		}
 	}
 	if ratios {
 		t.Caption += "; median of the runs, and in parentheses how many times better ours is than that column" +

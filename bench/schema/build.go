@@ -31,10 +31,13 @@ func Median(v []float64) float64 {
 
 // SeriesOf returns the series named name measuring metric, or nil.
 func (s *Set) SeriesOf(name, metric string) *Series {
-	for i := range s.Series {
-		if s.Series[i].Name == name && s.Series[i].Metric == metric {
-			return &s.Series[i]
-		}
+	return find(s.Series, func(r Series) bool { return r.Name == name && r.Metric == metric })
+}
+
+// find returns the first element of v that f accepts, or nil.
+func find[T any](v []T, f func(T) bool) *T {
+	if i := slices.IndexFunc(v, f); i >= 0 {
+		return &v[i]
 	}
 	return nil
 }
@@ -50,24 +53,27 @@ func (s *Set) Main() []*Series {
 	return out
 }
 
-// Point returns the point of cell x, or nil.
-func (r *Series) Point(x string) *Point {
-	for i := range r.Points {
-		if r.Points[i].X == x {
-			return &r.Points[i]
-		}
+// Ours returns the name of the set's first series of ours on the main
+// metric, the one its comparisons put the others beside; "" for none.
+func (s *Set) Ours() string {
+	if r := find(s.Series, func(r Series) bool { return r.Role == Ours && r.Metric == s.Metric.Name }); r != nil {
+		return r.Name
 	}
-	return nil
+	return ""
+}
+
+// Point returns the point of cell x, or nil (also for a nil series).
+func (r *Series) Point(x string) *Point {
+	if r == nil {
+		return nil
+	}
+	return find(r.Points, func(p Point) bool { return p.X == x })
 }
 
 // Value returns the median of series name on cell x of the main metric,
 // and whether it exists.
 func (s *Set) Value(name, x string) (float64, bool) {
-	r := s.SeriesOf(name, s.Metric.Name)
-	if r == nil {
-		return 0, false
-	}
-	p := r.Point(x)
+	p := s.SeriesOf(name, s.Metric.Name).Point(x)
 	if p == nil || len(p.Runs) == 0 {
 		return 0, false
 	}
@@ -77,12 +83,8 @@ func (s *Set) Value(name, x string) (float64, bool) {
 // Compare appends the comparisons of series ours with series peer on every
 // cell of the main metric that both have.
 func (s *Set) Compare(ours, peer string) {
-	o, p := s.SeriesOf(ours, s.Metric.Name), s.SeriesOf(peer, s.Metric.Name)
-	if o == nil || p == nil {
-		return
-	}
 	for _, x := range s.Cells {
-		op, pp := o.Point(x), p.Point(x)
+		op, pp := s.SeriesOf(ours, s.Metric.Name).Point(x), s.SeriesOf(peer, s.Metric.Name).Point(x)
 		if op == nil || pp == nil || op.Median <= 0 || pp.Median <= 0 {
 			continue
 		}
@@ -100,11 +102,7 @@ func (s *Set) Compare(ours, peer string) {
 // cell x of the main metric, run by run: the n-th run of each (measured
 // close together) make a pair.
 func (s *Set) Paired(ours, peer, x string) []float64 {
-	o, p := s.SeriesOf(ours, s.Metric.Name), s.SeriesOf(peer, s.Metric.Name)
-	if o == nil || p == nil {
-		return nil
-	}
-	op, pp := o.Point(x), p.Point(x)
+	op, pp := s.SeriesOf(ours, s.Metric.Name).Point(x), s.SeriesOf(peer, s.Metric.Name).Point(x)
 	if op == nil || pp == nil {
 		return nil
 	}
@@ -127,21 +125,10 @@ func (s *Set) advantage(ours, peer float64) float64 {
 
 // Comparison returns the comparison of ours with peer on cell x, or nil.
 func (s *Set) Comparison(ours, peer, x string) *Comparison {
-	for i := range s.Comparisons {
-		c := &s.Comparisons[i]
-		if c.Ours == ours && c.Peer == peer && c.X == x {
-			return c
-		}
-	}
-	return nil
+	return find(s.Comparisons, func(c Comparison) bool { return c.Ours == ours && c.Peer == peer && c.X == x })
 }
 
 // Find returns the set with the given id, or nil.
 func (d *Doc) Find(id string) *Set {
-	for i := range d.Sets {
-		if d.Sets[i].ID == id {
-			return &d.Sets[i]
-		}
-	}
-	return nil
+	return find(d.Sets, func(s Set) bool { return s.ID == id })
 }

@@ -66,15 +66,11 @@ func Check(d *Doc, want []string, minRuns int) error {
 			fail("set %s: status %q %s", id, s.Status, s.Error)
 		}
 	}
-	for i := range d.Sets {
-		s := &d.Sets[i]
-		if s.Status != Measured {
-			continue
-		}
-		if s.Group == "browser" {
-			errs = append(errs, checkSet(s, 1)...)
-		} else {
-			errs = append(errs, checkSet(s, minRuns)...)
+	for i, s := range d.Sets {
+		if s.Status == Measured && s.Group == "browser" {
+			errs = append(errs, checkSet(&d.Sets[i], 1)...)
+		} else if s.Status == Measured {
+			errs = append(errs, checkSet(&d.Sets[i], minRuns)...)
 		}
 	}
 	for _, g := range d.Goals {
@@ -99,11 +95,8 @@ func checkSet(s *Set, minRuns int) []error {
 	if len(s.Cells) == 0 || len(s.Main()) == 0 {
 		fail("no cells or no series of %s", s.Metric.Name)
 	}
-	var ours string
+	ours := s.Ours()
 	for _, r := range s.Series {
-		if r.Role == Ours && r.Metric == s.Metric.Name && ours == "" {
-			ours = r.Name
-		}
 		if !slices.Contains([]string{Ours, Peer, Ceiling, Baseline}, r.Role) {
 			fail("series %s: role %q", r.Name, r.Role)
 		}

@@ -2,9 +2,7 @@ package sets
 
 import (
 	"context"
-	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
@@ -48,39 +46,45 @@ func (ws *WebSocket) Broadcast(ctx context.Context, e *Env) schema.Set {
 		Metric: schema.Metric{Name: "ms", Unit: "ms until the last subscriber has it", Better: schema.Lower, Log: true},
 		XLabel: "subscribers",
 	}
-	impls := append(ws.impls[:len(ws.impls):len(ws.impls)], ws.fanouts...)
-	for _, impl := range impls {
-		s.Series = append(s.Series, series(impl.name, impl.label, impl.role, "ms", "ms"))
-	}
-	s.Series = append(s.Series, series("writes", "write system calls alone", schema.Ceiling, "ms", "ms"),
-		series("writes_read", "writes and reads, no WebSocket", schema.Ceiling, "ms", "ms"))
-	runs := collector{}
 	rounds, warmup, timed := broadcastShares(e.Profile)
-	for _, n := range e.Profile.BroadcastSizes {
-		x := broadcastX(n)
-		s.Cells = append(s.Cells, x)
-		sessions := ws.broadcastSessions(impls, n)
-		for round := range rounds {
-			for k := range sessions {
-				o := sessions[(k+round)%len(sessions)]
-				e.Bar.Start(fmt.Sprintf("WebSocket broadcast: %s, %s, round %d of %d", x, o.name, round+1, rounds))
-				b, err := o.open(ctx)
-				var times []time.Duration
-				if err == nil {
-					times, err = wsload.Times(ctx, b, warmup, timed)
-					b.Close()
-				}
-				e.Bar.Done(o.work(e.Profile, n))
-				if err != nil {
-					return failed(s, fmt.Errorf("%s, %s: %w", x, o.name, err))
-				}
-				for _, t := range times {
-					runs.add(o.name, "ms", x, float64(t)/float64(time.Millisecond))
-				}
+	sizes := e.Profile.BroadcastSizes
+	for _, n := range sizes {
+		s.Cells = append(s.Cells, broadcastX(n))
+	}
+	session := func(open func(n int) (wsload.Broadcaster, error)) func(int, func(string, ...float64)) error {
+		return func(i int, add func(string, ...float64)) error {
+			b, err := open(sizes[i])
+			if err != nil {
+				return err
 			}
+			defer b.Close()
+			times, err := wsload.Times(ctx, b, warmup, timed)
+			add("ms", millis(times)...)
+			return err
 		}
 	}
-	runs.fill(&s)
+	var targets []target
+	for _, impl := range append(ws.impls[:len(ws.impls):len(ws.impls)], ws.fanouts...) {
+		url := ws.shared[impl.name].url
+		targets = append(targets, target{name: impl.name, label: impl.label, role: impl.role,
+			work: func(i int) int { return broadcastStepWork(e.Profile, sizes[i]) },
+			measure: session(func(n int) (wsload.Broadcaster, error) {
+				return wsload.OpenBroadcast(ctx, chat([]string{url}, []string{url}, n))
+			})})
+	}
+	writes := func(name, label string, read bool) target {
+		return target{name: name, label: label, role: schema.Ceiling,
+			work:    func(i int) int { return writesStepWork(e.Profile, sizes[i]) },
+			measure: session(func(n int) (wsload.Broadcaster, error) { return wsload.OpenWrites(n, notificationSize, read) })}
+	}
+	targets = append(targets, writes("writes", "write system calls alone", false),
+		writes("writes_read", "writes and reads, no WebSocket", true))
+	for _, t := range targets {
+		s.Series = append(s.Series, t.series("ms", "ms"))
+	}
+	if err := e.turns(&s, rounds, true, targets); err != nil {
+		return failed(s, err)
+	}
 	s.Compare("ours", "geth")
 	s.Compare("ours", "fanout")
 	s.Compare("ours", "fanout_parallel")
@@ -88,35 +92,6 @@ func (ws *WebSocket) Broadcast(ctx context.Context, e *Env) schema.Set {
 	s.Compare("ours", "writes")
 	s.Compare("ours", "writes_read")
 	return s
-}
-
-// broadcastSession is how one series of the broadcast set opens a
-// session of n subscribers, and its estimated work.
-type broadcastSession struct {
-	name string
-	open func(ctx context.Context) (wsload.Broadcaster, error)
-	work func(p Profile, n int) int
-}
-
-// broadcastSessions are the series of the broadcast set for n
-// subscribers: the WebSocket servers impls, then the writes alone and the
-// writes and reads of the harness.
-func (ws *WebSocket) broadcastSessions(impls []serverImpl, n int) []broadcastSession {
-	var sessions []broadcastSession
-	for _, impl := range impls {
-		url := ws.shared[impl.name].url
-		sessions = append(sessions, broadcastSession{name: impl.name, work: broadcastStepWork,
-			open: func(ctx context.Context) (wsload.Broadcaster, error) {
-				return wsload.OpenBroadcast(ctx, chat([]string{url}, []string{url}, n))
-			}})
-	}
-	return append(sessions,
-		broadcastSession{name: "writes", work: writesStepWork, open: func(context.Context) (wsload.Broadcaster, error) {
-			return wsload.OpenWrites(n, notificationSize, false)
-		}},
-		broadcastSession{name: "writes_read", work: writesStepWork, open: func(context.Context) (wsload.Broadcaster, error) {
-			return wsload.OpenWrites(n, notificationSize, true)
-		}})
 }
 
 // chat is the session of the demo's chat: n subscribers spread over subs,

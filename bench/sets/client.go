@@ -97,51 +97,44 @@ func (c *Clients) Pipelined(ctx context.Context, e *Env) schema.Set {
 			"counter and a comparison of the value, which allocate nothing) and a few per window (its timer). "+
 			fmt.Sprintf("After the window of the five, the same connections make only the four numeric calls, "+
 				"and after %v, a window of %v gives the allocations per call with a numeric result", n.Warmup, n.Length))
-	for _, r := range clientSeries {
-		s.Series = append(s.Series, series(r.name, r.label, r.role, "rpc_per_s", "calls per second"))
-	}
-	for _, r := range clientSeries {
-		s.Series = append(s.Series, series(r.name, r.label, r.role, allocsAll,
-			"allocations per call in the client's process, the five cycled"))
-	}
-	for _, r := range clientSeries {
-		if r.numeric {
-			s.Series = append(s.Series, series(r.name, r.label, r.role, allocsNumeric,
-				"allocations per call in the client's process, the four numeric calls cycled"))
+	for _, m := range [][2]string{{"rpc_per_s", "calls per second"},
+		{allocsAll, "allocations per call in the client's process, the five cycled"},
+		{allocsNumeric, "allocations per call in the client's process, the four numeric calls cycled"}} {
+		for _, r := range clientSeries {
+			if r.numeric || m[0] != allocsNumeric {
+				s.Series = append(s.Series, series(r.name, r.label, r.role, m[0], m[1]))
+			}
 		}
 	}
 	calls, err := clientload.Workload()
 	if err != nil {
 		return failed(s, err)
 	}
-	runs := collector{}
-	w := clientRunWindows(e.Profile)
-	for _, cell := range e.Profile.ClientCells {
-		s.Cells = append(s.Cells, cell.x())
-		for run := range e.Profile.Runs {
-			for _, r := range clientSeries {
-				e.Bar.Start(fmt.Sprintf("Go clients run %d/%d: %s, %s", run+1, e.Profile.Runs, cell.x(), r.name))
-				cfg := clientload.Config{URL: c.server.Addr, Client: r.name, Conns: cell.conns, Depth: cell.depth,
+	cells, w := e.Profile.ClientCells, clientRunWindows(e.Profile)
+	s.Cells = cellNames(cells)
+	var targets []target
+	for _, r := range clientSeries {
+		targets = append(targets, target{name: r.name, work: fixed(clientRunWork(e.Profile, r.numeric)),
+			measure: func(i int, add func(string, ...float64)) error {
+				cfg := clientload.Config{URL: c.server.Addr, Client: r.name, Conns: cells[i].conns, Depth: cells[i].depth,
 					Calls: calls, Windows: w}
 				if r.numeric {
 					cfg.Numeric = n
 				}
 				res, err := clientload.Run(ctx, cfg)
-				e.Bar.Done(clientRunWork(e.Profile, r.numeric))
-				if err != nil {
-					return failed(s, fmt.Errorf("%s, %s: %w", cell.x(), r.name, err))
-				}
 				for _, w := range res.All {
-					runs.add(r.name, "rpc_per_s", cell.x(), w.Rate)
-					runs.add(r.name, allocsAll, cell.x(), w.Allocs)
+					add("rpc_per_s", w.Rate)
+					add(allocsAll, w.Allocs)
 				}
 				for _, w := range res.Numeric {
-					runs.add(r.name, allocsNumeric, cell.x(), w.Allocs)
+					add(allocsNumeric, w.Allocs)
 				}
-			}
-		}
+				return err
+			}})
 	}
-	runs.fill(&s)
+	if err := e.turns(&s, e.Profile.Runs, false, targets); err != nil {
+		return failed(s, err)
+	}
 	s.Compare(clientload.Ours, clientload.OursGo)
 	s.Compare(clientload.Ours, clientload.Geth)
 	s.Compare(clientload.OursGo, clientload.Geth)

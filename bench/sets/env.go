@@ -1,10 +1,12 @@
 package sets
 
 import (
+	"context"
 	"fmt"
 	"time"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/caddyproc"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/childserve"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/progress"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
 )
@@ -23,6 +25,9 @@ type Env struct {
 	// saying why.
 	Caddy    *caddyproc.Caddy
 	CaddyErr error
+	// OpenFiles is the limit on open files the harness runs under (0 for
+	// unknown); the memory sets open fewer connections under it.
+	OpenFiles uint64
 }
 
 // failed returns s marked Failed because of err.
@@ -41,9 +46,9 @@ func series(name, label, role, metric, unit string) schema.Series {
 // they are measured, and builds the points from them.
 type collector map[string][]float64
 
-func (c collector) add(name, metric, x string, v float64) {
+func (c collector) add(name, metric, x string, runs ...float64) {
 	k := name + "\x00" + metric + "\x00" + x
-	c[k] = append(c[k], v)
+	c[k] = append(c[k], runs...)
 }
 
 // fill gives every series of s a point per cell from the runs recorded.
@@ -57,6 +62,93 @@ func (c collector) fill(s *schema.Set) {
 			}
 		}
 	}
+}
+
+// target is one series of a set measured in turns.
+type target struct {
+	name, label, role string
+	work              func(i int) int // the estimated work of a step on cell i
+	// measure measures cell i of the set in one step, adding the runs of
+	// each metric.
+	measure func(i int, add func(metric string, runs ...float64)) error
+}
+
+// fixed is work that is the same on every cell.
+func fixed(work int) func(int) int { return func(int) int { return work } }
+
+// series is the target's series of metric.
+func (t target) series(metric, unit string) schema.Series {
+	return series(t.name, t.label, t.role, metric, unit)
+}
+
+// turns measures s: on each of its cells, rounds rounds of a step of every
+// target in turn, so that every target meets the same phases of a shared
+// machine and none is timed only right after a particular neighbour; with
+// rotate, the order turns by one target each round. Each step shows on the
+// bar. Then every series of s gets its points.
+func (e *Env) turns(s *schema.Set, rounds int, rotate bool, targets []target) error {
+	runs := collector{}
+	for i, x := range s.Cells {
+		for r := range rounds {
+			for k := range targets {
+				t := targets[k]
+				if rotate {
+					t = targets[(k+r)%len(targets)]
+				}
+				label := fmt.Sprintf("%s %d/%d: %s, %s", s.ID, r+1, rounds, x, t.name)
+				err := e.step(label, t.work(i), func() error {
+					return t.measure(i, func(metric string, v ...float64) { runs.add(t.name, metric, x, v...) })
+				})
+				if err != nil {
+					return err
+				}
+			}
+		}
+	}
+	runs.fill(s)
+	return nil
+}
+
+// step shows label on the bar while measure runs, then counts work done;
+// an error says which step failed.
+func (e *Env) step(label string, work int, measure func() error) error {
+	e.Bar.Start(label)
+	err := measure()
+	e.Bar.Done(work)
+	if err != nil {
+		return fmt.Errorf("%s: %w", label, err)
+	}
+	return nil
+}
+
+// children starts the child servers impls (package childserve) in order;
+// when one fails, it stops those started.
+func children(ctx context.Context, impls ...string) ([]*childserve.Server, error) {
+	var out []*childserve.Server
+	for _, impl := range impls {
+		s, err := childserve.Start(ctx, impl)
+		if err != nil {
+			stopAll(out)
+			return nil, fmt.Errorf("starting %s: %w", impl, err)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func stopAll(servers []*childserve.Server) {
+	for _, s := range servers {
+		s.Stop()
+	}
+}
+
+// millis are ts in milliseconds.
+func millis(ts []time.Duration) []float64 {
+	out := make([]float64, len(ts))
+	for i, t := range ts {
+		out[i] = float64(t) / float64(time.Millisecond)
+	}
+	return out
 }
 
 // ms is d in milliseconds.

@@ -17,8 +17,12 @@ type goal struct {
 	issue               int
 	target              float64
 	atMost              bool // met when measured ≤ target, else when ≥
-	measure             func(d *schema.Doc, s *schema.Set) (float64, string, bool)
+	measure             reading
 }
+
+// reading reads a goal's figure from its set, and says where it comes from;
+// false when the set lacks it.
+type reading func(s *schema.Set) (float64, string, bool)
 
 // Goals checks d against every goal. A goal whose set or cells are missing
 // is not met, and says so.
@@ -30,7 +34,7 @@ func Goals(d *schema.Doc, p Profile) []schema.Goal {
 		s := d.Find(g.set)
 		if s == nil || s.Status != schema.Measured {
 			r.Detail = "not measured"
-		} else if v, detail, ok := g.measure(d, s); !ok || math.IsNaN(v) || math.IsInf(v, 0) {
+		} else if v, detail, ok := g.measure(s); !ok || math.IsNaN(v) || math.IsInf(v, 0) {
 			r.Detail = "not measured: " + detail
 		} else {
 			r.Measured, r.Detail = round(v), detail
@@ -62,11 +66,8 @@ func goalList(p Profile) []goal {
 			text:    "≥5x faster than the plain goccy/go-json dispatcher (the five requests cycled)",
 			measure: seriesRatioGoal("ours", "goccy", "five cycled")},
 		{id: "inprocess_ns", issue: 2, set: "inprocess", unit: "ns", target: 150, atMost: true,
-			text: "≤150 ns per request averaged over the five (cycled, one goroutine)",
-			measure: func(_ *schema.Doc, s *schema.Set) (float64, string, bool) {
-				v, ok := s.Value("ours", "five cycled")
-				return v, "ours, the five cycled", ok
-			}},
+			text:    "≤150 ns per request averaged over the five (cycled, one goroutine)",
+			measure: oursOn("five cycled")},
 		{id: "inprocess_allocs_numeric", issue: 2, set: "inprocess", unit: "allocs", target: 0, atMost: true,
 			text:    "0 allocations per request for the four numeric requests",
 			measure: allocGoal(inprocess.Workload[:4])},
@@ -74,19 +75,12 @@ func goalList(p Profile) []goal {
 			text:    "≤1 allocation per request for StringMe",
 			measure: allocGoal(inprocess.Workload[4:])},
 		{id: "inprocess_batch", issue: 2, set: "inprocess", unit: "x", target: 1, atMost: true,
-			text: "a batch of 100 costs no more per request than single documents (batch ÷ cycled, ns per call)",
-			measure: func(_ *schema.Doc, s *schema.Set) (float64, string, bool) {
-				b, ok1 := s.Value("ours", "batch of 100")
-				c, ok2 := s.Value("ours", "five cycled")
-				return b / c, fmt.Sprintf("ours: %.0f ns per call in a batch, %.0f ns cycled", b, c), ok1 && ok2
-			}},
+			text:    "a batch of 100 costs no more per request than single documents (batch ÷ cycled, ns per call)",
+			measure: cellRatio("batch of 100", "five cycled", "ours: %.0f ns per call in a batch, %.0f ns cycled")},
 		{id: "inprocess_parallel", issue: 2, set: "inprocess", unit: "x", target: 1.8,
 			text: "two goroutines give ≥1.8x one (the five cycled)",
-			measure: func(_ *schema.Doc, s *schema.Set) (float64, string, bool) {
-				one, ok1 := s.Value("ours", "five cycled")
-				two, ok2 := s.Value("ours", "five cycled, 2 goroutines")
-				return one / two, fmt.Sprintf("ours: %.0f ns per call from 1 goroutine, %.0f ns from 2", one, two), ok1 && ok2
-			}},
+			measure: cellRatio("five cycled", "five cycled, 2 goroutines",
+				"ours: %.0f ns per call from 1 goroutine, %.0f ns from 2")},
 		{id: "http_vs_respond", issue: 3, set: "http", unit: "x", target: 0.95,
 			text:    "jsonrpc ≥0.95x Caddy's respond over HTTPS, 64 connections (the lower of HTTP/1.1 and HTTP/2)",
 			measure: pairedRatioGoal("ours", "respond", h1, h2)},
@@ -95,14 +89,14 @@ func goalList(p Profile) []goal {
 			measure: pairedRatioGoal("ours_batch100", "ours", h1, h2)},
 		{id: "ws_rpc", issue: 4, set: "ws_pipelined", unit: "calls/s", target: 500000, metric: "rpc_per_s",
 			text: "≥500k calls per second pipelined over WebSocket, 256 in flight (the better of 1 and 4 connections)",
-			measure: func(_ *schema.Doc, s *schema.Set) (float64, string, bool) {
+			measure: func(s *schema.Set) (float64, string, bool) {
 				one, ok1 := s.Value("ours", pipeCell{1, 256}.x())
 				four, ok2 := s.Value("ours", pipeCell{4, 256}.x())
 				return max(one, four), fmt.Sprintf("ours: %s with 1 connection, %s with 4", rate(one), rate(four)), ok1 && ok2
 			}},
 		{id: "ws_broadcast_vs_writes", issue: 11, set: "ws_broadcast", unit: "x", target: 1.15, atMost: true,
 			text: "broadcast to 1,000 subscribers within 1.15x of the 1,000 write system calls alone, measured in the same run (ours ÷ writes, ms)",
-			measure: func(_ *schema.Doc, s *schema.Set) (float64, string, bool) {
+			measure: func(s *schema.Set) (float64, string, bool) {
 				x := broadcastX(1000)
 				v, ok1 := s.Value("ours", x)
 				w, ok2 := s.Value("writes", x)
@@ -120,16 +114,16 @@ func goalList(p Profile) []goal {
 			measure: floorRatioGoal("ours", "geth", "fanout_parallel", broadcastX(1000))},
 		{id: "ws_memory", issue: 4, set: "ws_memory", unit: "KiB", target: 16, atMost: true, metric: "kib_per_conn",
 			text:    fmt.Sprintf("≤16 KiB of server memory per idle connection, %s open", thousands(p.IdleConns)),
-			measure: firstCell},
+			measure: oursOn("")},
 		{id: "stream_tcp_rpc", issue: 11, set: "stream_pipelined", unit: "calls/s", target: 2.5e6, metric: "rpc_per_s", cell: m,
 			text:    "≥2.5M calls per second pipelined over TCP, 4 connections × 256 in flight, client included",
-			measure: floorGoal("ours", "bare", m, "the bare server with no JSON-RPC")},
+			measure: floorGoal("bare", m, "the bare server with no JSON-RPC")},
 		{id: "stream_vs_geth", issue: 11, set: "stream_pipelined", unit: "x", target: 10,
 			text:    "≥10x go-ethereum's IPC server, pipelined, 4 connections × 256 in flight",
 			measure: seriesRatioGoal("ours", "geth", m)},
 		{id: "stream_blocking", issue: 11, set: "stream_blocking", unit: "calls/s", target: 1e6, metric: "rpc_per_s", cell: m,
 			text:    "≥1M calls per second of a Blocking method that waits (delay(0)) over TCP, 4 connections × 256 in flight",
-			measure: floorGoal("ours", "ours_five", m, "the five requests, not blocking, on the same listener")},
+			measure: floorGoal("ours_five", m, "the five requests, not blocking, on the same listener")},
 		{id: "stream_vs_grpc_unary", issue: 11, set: "stream_grpc", unit: "x", target: 5,
 			text:    "≥5x gRPC-Go's unary calls, 4 connections × 256 in flight",
 			measure: peerRatioGoal("grpc_unary", m)},
@@ -138,10 +132,10 @@ func goalList(p Profile) []goal {
 			measure: peerRatioGoal("grpc_stream", m)},
 		{id: "stream_flood", issue: 11, set: "stream_flood", unit: "items/s", target: 3e6, metric: "items_per_s", cell: floodX,
 			text:    "≥3M notifications per second from one subscription to one client over TCP, every one parsed",
-			measure: floorGoal("ours", "bare", floodX, "the bare server writing pre-encoded notifications")},
+			measure: floorGoal("bare", floodX, "the bare server writing pre-encoded notifications")},
 		{id: "stream_memory", issue: 11, set: "stream_memory", unit: "KiB", target: 8, atMost: true, metric: "kib_per_conn",
 			text:    fmt.Sprintf("≤8 KiB of server memory per idle TCP connection, %s open", thousands(p.IdleConns)),
-			measure: firstCell},
+			measure: oursOn("")},
 		{id: "client_vs_geth", issue: 12, set: "client_pipelined", unit: "x", target: 10,
 			text:    "≥10x go-ethereum's client in calls per second over WebSocket, 4 connections × 256 in flight: rpcclient from goroutines calling CallT, as go-ethereum's is called",
 			measure: floorRatioGoal("ours", "geth", "bare", cm)},
@@ -156,7 +150,7 @@ func goalList(p Profile) []goal {
 			metric: nodesRate, cell: nodesHistory,
 			text: fmt.Sprintf("≥1M notifications per second delivered across two Caddy nodes joined by NATS with history "+
 				"(a JetStream stream), %s subscribers", thousands(p.NodesSubscribers)),
-			measure: floorGoal("ours", "one_node", nodesHistory, "one node with the local hub and history")},
+			measure: floorGoal("one_node", nodesHistory, "one node with the local hub and history")},
 		{id: "nodes_history_vs_local", issue: 31, set: "nodes_broadcast", unit: "x", target: 0.7,
 			text:    "≥0.7x one node's local hub with history: two nodes joined by NATS with history, in the same run",
 			measure: seriesRatioGoal("ours", "one_node", nodesHistory)},
@@ -168,25 +162,19 @@ func goalList(p Profile) []goal {
 
 // clientAllocGoal reads the most allocations per call with a numeric
 // result of rpcclient, CallT and Go, over the cells of the client set.
-func clientAllocGoal(_ *schema.Doc, s *schema.Set) (float64, string, bool) {
+func clientAllocGoal(s *schema.Set) (float64, string, bool) {
 	worst := 0.0
 	var parts []string
 	for _, name := range []string{"ours", "ours_go"} {
-		r := s.SeriesOf(name, allocsNumeric)
-		if r == nil || len(r.Points) != len(s.Cells) {
-			return 0, "no allocation figures of " + name + " in every cell", false
+		v, text, ok := most(s.SeriesOf(name, allocsNumeric), s.Cells)
+		if !ok {
+			return 0, name + ": " + text, false
 		}
-		var cells []string
-		for _, p := range r.Points {
-			worst = max(worst, p.Median)
-			cells = append(cells, fmt.Sprintf("%s %.2f", p.X, p.Median))
-		}
-		parts = append(parts, name+": "+strings.Join(cells, ", "))
+		worst = max(worst, v)
+		parts = append(parts, name+": "+text)
 	}
-	if g := s.SeriesOf("geth", allocsNumeric); g != nil {
-		if p := g.Point(clientMain.x()); p != nil {
-			parts = append(parts, fmt.Sprintf("go-ethereum's client %.1f at %s", p.Median, p.X))
-		}
+	if p := s.SeriesOf("geth", allocsNumeric).Point(clientMain.x()); p != nil {
+		parts = append(parts, fmt.Sprintf("go-ethereum's client %.1f at %s", p.Median, p.X))
 	}
 	return worst, "allocations per call with a numeric result, medians (counted over the client's process): " +
 		strings.Join(parts, "; "), true
@@ -195,16 +183,14 @@ func clientAllocGoal(_ *schema.Doc, s *schema.Set) (float64, string, bool) {
 // nodesGoal reads the two nodes' delivered rate without history, and
 // names beside it the floor of the same run, one node with the local hub,
 // the cores kept busy, and the figures with history.
-func nodesGoal(_ *schema.Doc, s *schema.Set) (float64, string, bool) {
+func nodesGoal(s *schema.Set) (float64, string, bool) {
 	v, ok := s.Value("ours", nodesNoHistory)
 	one, _ := s.Value("one_node", nodesNoHistory)
 	h, _ := s.Value("ours", nodesHistory)
 	oneH, _ := s.Value("one_node", nodesHistory)
 	busy := func(name, metric string) float64 {
-		if r := s.SeriesOf(name, metric); r != nil {
-			if p := r.Point(nodesNoHistory); p != nil {
-				return p.Median
-			}
+		if p := s.SeriesOf(name, metric).Point(nodesNoHistory); p != nil {
+			return p.Median
 		}
 		return math.NaN()
 	}
@@ -214,20 +200,33 @@ func nodesGoal(_ *schema.Doc, s *schema.Set) (float64, string, bool) {
 		busy("one_node", nodesServerCPU), busy("one_node", nodesClientCPU), v/one, nodesHistory, rate(h), rate(oneH)), ok
 }
 
-// firstCell reads ours on the set's first cell.
-func firstCell(_ *schema.Doc, s *schema.Set) (float64, string, bool) {
-	if len(s.Cells) == 0 {
-		return 0, "no cells", false
+// oursOn reads ours on cell x, or on the set's first cell when x is "".
+func oursOn(x string) reading {
+	return func(s *schema.Set) (float64, string, bool) {
+		at := x
+		if at == "" && len(s.Cells) > 0 {
+			at = s.Cells[0]
+		}
+		v, ok := s.Value("ours", at)
+		return v, "ours, " + at, ok
 	}
-	v, ok := s.Value("ours", s.Cells[0])
-	return v, "ours, " + s.Cells[0], ok
 }
 
-// floorGoal reads series ours on cell x, and names what floor, the series
-// of the same run that bounds it on this machine, reached there.
-func floorGoal(ours, floor, x, what string) func(*schema.Doc, *schema.Set) (float64, string, bool) {
-	return func(_ *schema.Doc, s *schema.Set) (float64, string, bool) {
-		v, ok := s.Value(ours, x)
+// cellRatio reads ours on cell a divided by ours on cell b, and says both
+// with format.
+func cellRatio(a, b, format string) reading {
+	return func(s *schema.Set) (float64, string, bool) {
+		va, ok1 := s.Value("ours", a)
+		vb, ok2 := s.Value("ours", b)
+		return va / vb, fmt.Sprintf(format, va, vb), ok1 && ok2
+	}
+}
+
+// floorGoal reads ours on cell x, and names what floor, the series of the
+// same run that bounds it on this machine, reached there.
+func floorGoal(floor, x, what string) reading {
+	return func(s *schema.Set) (float64, string, bool) {
+		v, ok := s.Value("ours", x)
 		f, _ := s.Value(floor, x)
 		return v, fmt.Sprintf("%s, median: %s; %s: %s in the same run", x, rate(v), what, rate(f)), ok
 	}
@@ -235,8 +234,8 @@ func floorGoal(ours, floor, x, what string) func(*schema.Doc, *schema.Set) (floa
 
 // peerRatioGoal is seriesRatioGoal for a set of one cell: the ratio with its
 // range by run.
-func peerRatioGoal(peer, x string) func(*schema.Doc, *schema.Set) (float64, string, bool) {
-	return func(_ *schema.Doc, s *schema.Set) (float64, string, bool) {
+func peerRatioGoal(peer, x string) reading {
+	return func(s *schema.Set) (float64, string, bool) {
 		c := s.Comparison("ours", peer, x)
 		if c == nil {
 			return 0, "no comparison of ours with " + peer + " on " + x, false
@@ -248,8 +247,8 @@ func peerRatioGoal(peer, x string) func(*schema.Doc, *schema.Set) (float64, stri
 
 // seriesRatioGoal reads series ours against peer on cell x, with the
 // range over the other cells.
-func seriesRatioGoal(ours, peer, x string) func(*schema.Doc, *schema.Set) (float64, string, bool) {
-	return func(_ *schema.Doc, s *schema.Set) (float64, string, bool) {
+func seriesRatioGoal(ours, peer, x string) reading {
+	return func(s *schema.Set) (float64, string, bool) {
 		c := s.Comparison(ours, peer, x)
 		if c == nil {
 			return 0, "no comparison of " + ours + " with " + peer + " on " + x, false
@@ -267,10 +266,10 @@ func seriesRatioGoal(ours, peer, x string) func(*schema.Doc, *schema.Set) (float
 // floorRatioGoal is seriesRatioGoal, naming beside it the ratio to peer
 // that floor, the series of the same run that bounds ours on this machine,
 // reached on x, and how much of the floor ours reached.
-func floorRatioGoal(ours, peer, floor, x string) func(*schema.Doc, *schema.Set) (float64, string, bool) {
+func floorRatioGoal(ours, peer, floor, x string) reading {
 	ratio := seriesRatioGoal(ours, peer, x)
-	return func(d *schema.Doc, s *schema.Set) (float64, string, bool) {
-		v, detail, ok := ratio(d, s)
+	return func(s *schema.Set) (float64, string, bool) {
+		v, detail, ok := ratio(s)
 		if f := s.Comparison(floor, peer, x); f != nil {
 			detail += fmt.Sprintf("; the floor, %s, %.1fx %s (%.1fx to %.1fx by run)", floor, f.Ratio, peer, f.Low, f.High)
 		}
@@ -283,8 +282,8 @@ func floorRatioGoal(ours, peer, floor, x string) func(*schema.Doc, *schema.Set) 
 
 // pairedRatioGoal reads the lower over cells xs of the median of the
 // ratios of ours to peer paired run by run (pairedRatio).
-func pairedRatioGoal(ours, peer string, xs ...string) func(*schema.Doc, *schema.Set) (float64, string, bool) {
-	return func(_ *schema.Doc, s *schema.Set) (float64, string, bool) {
+func pairedRatioGoal(ours, peer string, xs ...string) reading {
+	return func(s *schema.Set) (float64, string, bool) {
 		worst := math.Inf(1)
 		var parts []string
 		for _, x := range xs {
@@ -313,24 +312,31 @@ func pairedRatio(s *schema.Set, ours, peer, x string) (float64, string, bool) {
 }
 
 // allocGoal reads the most allocations per call of ours over calls.
-func allocGoal(calls []inprocess.Call) func(*schema.Doc, *schema.Set) (float64, string, bool) {
-	return func(_ *schema.Doc, s *schema.Set) (float64, string, bool) {
-		r := s.SeriesOf("ours", "allocs_per_call")
-		if r == nil {
-			return 0, "no allocation figures", false
-		}
-		worst := 0.0
-		var parts []string
+func allocGoal(calls []inprocess.Call) reading {
+	return func(s *schema.Set) (float64, string, bool) {
+		var xs []string
 		for _, c := range calls {
-			p := r.Point(c.Method)
-			if p == nil {
-				return 0, "no allocation figure for " + c.Method, false
-			}
-			worst = max(worst, p.Median)
-			parts = append(parts, fmt.Sprintf("%s %.2f", c.Method, p.Median))
+			xs = append(xs, c.Method)
 		}
-		return worst, "ours, per call (counted over the whole process, rounded to 2 decimals): " + strings.Join(parts, ", "), true
+		v, text, ok := most(s.SeriesOf("ours", "allocs_per_call"), xs)
+		return v, "ours, per call (counted over the whole process, rounded to 2 decimals): " + text, ok
 	}
+}
+
+// most returns the highest median of series r over cells xs, and says
+// each: "add 0.00, addInt 0.00".
+func most(r *schema.Series, xs []string) (float64, string, bool) {
+	worst := 0.0
+	var parts []string
+	for _, x := range xs {
+		p := r.Point(x)
+		if p == nil {
+			return 0, "no figure for " + x, false
+		}
+		worst = max(worst, p.Median)
+		parts = append(parts, fmt.Sprintf("%s %.2f", x, p.Median))
+	}
+	return worst, strings.Join(parts, ", "), true
 }
 
 // round keeps 2 decimals for small figures, 3 significant digits otherwise.

@@ -21,23 +21,16 @@ type httpTarget struct {
 
 // httpTargets are respond, one add call per POST, and a batch of 100.
 func httpTargets() []httpTarget {
-	var batch, answer strings.Builder
-	batch.WriteByte('[')
-	answer.WriteByte('[')
+	var calls, answers []string
 	for i := 1; i <= 100; i++ {
-		if i > 1 {
-			batch.WriteByte(',')
-			answer.WriteByte(',')
-		}
-		fmt.Fprintf(&batch, `{"jsonrpc":"2.0","method":"add","params":[1,2],"id":%d}`, i)
-		fmt.Fprintf(&answer, `{"jsonrpc":"2.0","result":3,"id":%d}`, i)
+		calls = append(calls, fmt.Sprintf(`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":%d}`, i))
+		answers = append(answers, fmt.Sprintf(`{"jsonrpc":"2.0","result":3,"id":%d}`, i))
 	}
-	batch.WriteByte(']')
-	answer.WriteByte(']')
+	batch, answer := "["+strings.Join(calls, ",")+"]", "["+strings.Join(answers, ",")+"]"
 	return []httpTarget{
 		{name: "respond", path: "/static", body: []byte(caddyproc.AddCall), expect: []byte(caddyproc.AddAnswer), calls: 1},
 		{name: "ours", path: "/rpc", body: []byte(caddyproc.AddCall), expect: []byte(caddyproc.AddAnswer), calls: 1},
-		{name: "ours_batch100", path: "/rpc", body: []byte(batch.String()), expect: []byte(answer.String()), calls: 100},
+		{name: "ours_batch100", path: "/rpc", body: []byte(batch), expect: []byte(answer), calls: 100},
 	}
 }
 

@@ -31,18 +31,18 @@ func idleCount(n int, openFiles uint64) (int, string) {
 
 // Memory measures the server memory per idle WebSocket connection of ours
 // and go-ethereum (memorySet).
-func (ws *WebSocket) Memory(ctx context.Context, e *Env, openFiles uint64) schema.Set {
+func (ws *WebSocket) Memory(ctx context.Context, e *Env) schema.Set {
 	s := schema.Set{ID: "ws_memory", Group: "websocket", Title: "WebSocket: server memory per idle connection, KiB",
 		Harness: ws.harness}
-	return memorySet(ctx, e, s, "WebSocket", "", openFiles, ws.impls)
+	return memorySet(ctx, e, s, "", ws.impls)
 }
 
 // Memory measures the server memory per idle connection of a fresh
 // bin/caddy over TCP and a fresh go-ethereum IPC server (memorySet).
-func (st *Stream) Memory(ctx context.Context, e *Env, openFiles uint64) schema.Set {
+func (st *Stream) Memory(ctx context.Context, e *Env) schema.Set {
 	s := schema.Set{ID: "stream_memory", Group: "stream", Title: "TCP: server memory per idle connection, KiB",
 		Harness: streamHarness}
-	return memorySet(ctx, e, s, "stream", " (bin/caddy with Caddyfile.bench, or go-ethereum's IPC server)", openFiles,
+	return memorySet(ctx, e, s, " (bin/caddy with Caddyfile.bench, or go-ethereum's IPC server)",
 		[]serverImpl{
 			{"ours", "ours over TCP (jsonrpc app in Caddy)", schema.Ours, nil, func(ctx context.Context) (*server, error) {
 				c, err := caddyproc.Start(ctx, e.CaddyBin, e.CaddyConfig)
@@ -61,12 +61,12 @@ func (st *Stream) Memory(ctx context.Context, e *Env, openFiles uint64) schema.S
 		})
 }
 
-// memorySet measures s, the set of what: each run starts a fresh server of
+// memorySet measures s: each run starts a fresh server of
 // each implementation (servers says which, for the note) and measures its
 // KiB per idle connection and resident MiB (idleMemory), with IdleConns
 // connections or fewer under the open-files limit.
-func memorySet(ctx context.Context, e *Env, s schema.Set, what, servers string, openFiles uint64, impls []serverImpl) schema.Set {
-	n, limited := idleCount(e.Profile.IdleConns, openFiles)
+func memorySet(ctx context.Context, e *Env, s schema.Set, servers string, impls []serverImpl) schema.Set {
+	n, limited := idleCount(e.Profile.IdleConns, e.OpenFiles)
 	x := memoryX(n)
 	s.Status = schema.Measured
 	s.Note = fmt.Sprintf("each run starts a fresh server%s, opens and closes %d connections, reads its resident "+
@@ -74,26 +74,23 @@ func memorySet(ctx context.Context, e *Env, s schema.Set, what, servers string, 
 		"the growth divided by the connections%s", servers, warmConns, e.Profile.IdleSettle, limited)
 	s.Metric = schema.Metric{Name: "kib_per_conn", Unit: "KiB per idle connection", Better: schema.Lower}
 	s.XLabel, s.Cells = "connections open", []string{x}
+	var targets []target
 	for _, impl := range impls {
-		s.Series = append(s.Series,
-			series(impl.name, impl.label, impl.role, "kib_per_conn", "KiB per idle connection"),
-			series(impl.name, impl.label, impl.role, "rss_mib", "server resident memory with the connections open, MiB"))
+		reqs, expect := wsload.Workload(impl.rename)
+		t := target{name: impl.name, label: impl.label, role: impl.role, work: fixed(memoryStepWork(e.Profile)),
+			measure: func(_ int, add func(string, ...float64)) error {
+				perConn, rss, err := idleMemory(ctx, impl.start, reqs[0], expect, n, e.Profile.IdleSettle)
+				add("kib_per_conn", perConn)
+				add("rss_mib", rss)
+				return err
+			}}
+		targets = append(targets, t)
+		s.Series = append(s.Series, t.series("kib_per_conn", "KiB per idle connection"),
+			t.series("rss_mib", "server resident memory with the connections open, MiB"))
 	}
-	runs := collector{}
-	for run := range e.Profile.Runs {
-		for _, impl := range impls {
-			e.Bar.Start(fmt.Sprintf("%s memory run %d/%d: %s, %s", what, run+1, e.Profile.Runs, x, impl.name))
-			reqs, expect := wsload.Workload(impl.rename)
-			perConn, rss, err := idleMemory(ctx, impl.start, reqs[0], expect, n, e.Profile.IdleSettle)
-			e.Bar.Done(memoryStepWork(e.Profile))
-			if err != nil {
-				return failed(s, fmt.Errorf("%s, %s: %w", x, impl.name, err))
-			}
-			runs.add(impl.name, "kib_per_conn", x, perConn)
-			runs.add(impl.name, "rss_mib", x, rss)
-		}
+	if err := e.turns(&s, e.Profile.Runs, false, targets); err != nil {
+		return failed(s, err)
 	}
-	runs.fill(&s)
 	s.Compare("ours", "geth")
 	return s
 }

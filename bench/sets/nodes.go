@@ -33,13 +33,6 @@ const (
 	natsHubModule = "jsonrpc.hubs.nats"
 )
 
-// nodesSeries is one series of the nodes set: where its subscribers and
-// publishers connect, by cell.
-type nodesSeries struct {
-	name, label, role string
-	urls              func(cell string) (subs, pubs []string)
-}
-
 // Nodes starts nats-server and two bin/caddy nodes on it serving
 // Caddyfile.nodes, and measures for each cell (without and with history) a
 // delivery (wsload.Delivery) over the two nodes joined by the NATS hub and
@@ -90,38 +83,10 @@ func Nodes(ctx context.Context, e *Env) schema.Set {
 		}
 		return "/" + hub
 	}
-	nodes := servers.nodes
-	all := []nodesSeries{
-		{name: "ours", role: schema.Ours, label: fmt.Sprintf("two nodes, NATS hub, %s subscribers on each", thousands(n/2)),
-			urls: func(cell string) ([]string, []string) {
-				u := []string{nodes[0] + path("nats", cell), nodes[1] + path("nats", cell)}
-				return u, u
-			}},
-		{name: "one_node", role: schema.Baseline, label: "one node, local hub",
-			urls: func(cell string) ([]string, []string) {
-				u := nodes[0] + path("local", cell)
-				return []string{u}, []string{u, u}
-			}},
-	}
-	for _, m := range []struct{ name, unit string }{
-		{nodesRate, "notifications/s"}, {"ms", "ms until the last subscriber has it"},
-		{nodesClientCPU, "cores busy in the harness"}, {nodesServerCPU, "cores busy in the servers"},
-	} {
-		for _, r := range all {
-			s.Series = append(s.Series, series(r.name, r.label, r.role, m.name, m.unit))
-		}
-	}
-	clocks := map[string]func() (time.Duration, error){
-		nodesClientCPU: serverproc.SelfCPU,
-		nodesServerCPU: servers.cpu,
-	}
-	runs := collector{}
-	// One node first, then two: the same order in every cell.
-	order := []nodesSeries{all[1], all[0]}
-	for _, x := range s.Cells {
-		for _, r := range order {
-			e.Bar.Start("nodes: " + x + ", " + r.label)
-			subs, pubs := r.urls(x)
+	clocks := map[string]func() (time.Duration, error){nodesClientCPU: serverproc.SelfCPU, nodesServerCPU: servers.cpu}
+	delivery := func(urls func(x string) (subs, pubs []string)) func(int, func(string, ...float64)) error {
+		return func(i int, add func(string, ...float64)) error {
+			subs, pubs := urls(s.Cells[i])
 			session := chat(subs, pubs, n)
 			session.Timeout = 20 * time.Second
 			res, err := wsload.Delivery(ctx, wsload.DeliveryConfig{BroadcastConfig: session,
@@ -129,24 +94,36 @@ func Nodes(ctx context.Context, e *Env) schema.Set {
 				Stream:   pipeline.Windows{Warmup: p.NodesWarmup, Length: p.NodesWindow, Count: p.Runs},
 				InFlight: nodesInFlight, Lag: nodesLag, Clocks: clocks,
 			})
-			e.Bar.Done(nodesStepWork(p))
-			if err != nil {
-				return failed(s, fmt.Errorf("%s, %s: %w", x, r.name, err))
-			}
-			for _, v := range res.Rates {
-				runs.add(r.name, nodesRate, x, v)
-			}
-			for _, t := range res.Latency {
-				runs.add(r.name, "ms", x, float64(t)/float64(time.Millisecond))
-			}
+			add(nodesRate, res.Rates...)
+			add("ms", millis(res.Latency)...)
 			for name, v := range res.Busy {
-				for _, b := range v {
-					runs.add(r.name, name, x, b)
-				}
+				add(name, v...)
 			}
+			return err
 		}
 	}
-	runs.fill(&s)
+	nodes := servers.nodes
+	two := target{name: "ours", role: schema.Ours,
+		label: fmt.Sprintf("two nodes, NATS hub, %s subscribers on each", thousands(n/2)), work: fixed(nodesStepWork(p)),
+		measure: delivery(func(x string) ([]string, []string) {
+			u := []string{nodes[0] + path("nats", x), nodes[1] + path("nats", x)}
+			return u, u
+		})}
+	one := target{name: "one_node", role: schema.Baseline, label: "one node, local hub",
+		work: fixed(nodesStepWork(p)), measure: delivery(func(x string) ([]string, []string) {
+			u := nodes[0] + path("local", x)
+			return []string{u}, []string{u, u}
+		})}
+	for _, m := range []struct{ name, unit string }{
+		{nodesRate, "notifications/s"}, {"ms", "ms until the last subscriber has it"},
+		{nodesClientCPU, "cores busy in the harness"}, {nodesServerCPU, "cores busy in the servers"},
+	} {
+		s.Series = append(s.Series, two.series(m.name, m.unit), one.series(m.name, m.unit))
+	}
+	// One node first, then two: the same order in every cell.
+	if err := e.turns(&s, 1, false, []target{one, two}); err != nil {
+		return failed(s, err)
+	}
 	s.Compare("ours", "one_node")
 	return s
 }

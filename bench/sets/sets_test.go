@@ -1,12 +1,16 @@
 package sets
 
 import (
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/progress"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
 )
 
@@ -403,5 +407,33 @@ func TestNodesGoalReadsTheTwoNodesBesideOneNode(t *testing.T) {
 	}
 	if err := schema.Check(&schema.Doc{Sets: []schema.Set{s}}, nil, 3); err != nil && strings.Contains(err.Error(), "nodes") {
 		t.Errorf("the set fails the check: %v", err)
+	}
+}
+
+func TestTurnsTakeTurnsAndFillEveryCell(t *testing.T) {
+	e := &Env{Bar: progress.New(io.Discard, 100)}
+	s := schema.Set{ID: "s", Metric: schema.Metric{Name: "m"}, Cells: []string{"a", "b"}}
+	var order []string
+	var targets []target
+	for _, name := range []string{"x", "y", "z"} {
+		targets = append(targets, target{name: name, work: fixed(1), measure: func(i int, add func(string, ...float64)) error {
+			order = append(order, name+s.Cells[i])
+			add("m", float64(len(order)))
+			return nil
+		}})
+		s.Series = append(s.Series, targets[len(targets)-1].series("m", "u"))
+	}
+	if err := e.turns(&s, 2, true, targets); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(order, " "); got != "xa ya za ya za xa xb yb zb yb zb xb" {
+		t.Errorf("order %s", got)
+	}
+	if p := s.SeriesOf("y", "m").Point("b"); p == nil || !slices.Equal(p.Runs, []float64{8, 10}) {
+		t.Errorf("y on b: %+v", p)
+	}
+	targets[0].measure = func(int, func(string, ...float64)) error { return errors.New("boom") }
+	if err := e.turns(&s, 1, false, targets); err == nil || !strings.Contains(err.Error(), "s 1/1: a, x: boom") {
+		t.Errorf("error %v", err)
 	}
 }

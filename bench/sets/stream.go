@@ -43,29 +43,15 @@ func NewStream(ctx context.Context, e *Env) (*Stream, error) {
 	if err := e.Caddy.ServesWebSocket(ctx); err != nil {
 		return nil, fmt.Errorf("the WebSocket reference: %w", err)
 	}
-	st := &Stream{caddy: e.Caddy}
-	for _, s := range []struct {
-		impl string
-		to   **childserve.Server
-	}{{"ipc", &st.geth}, {"grpc", &st.rpc}, {"bare", &st.bare}} {
-		srv, err := childserve.Start(ctx, s.impl)
-		if err != nil {
-			st.Close()
-			return nil, fmt.Errorf("stream: starting %s: %w", s.impl, err)
-		}
-		*s.to = srv
+	all, err := children(ctx, "ipc", "grpc", "bare")
+	if err != nil {
+		return nil, fmt.Errorf("stream: %w", err)
 	}
-	return st, nil
+	return &Stream{caddy: e.Caddy, geth: all[0], rpc: all[1], bare: all[2]}, nil
 }
 
 // Close stops the child servers.
-func (st *Stream) Close() {
-	for _, s := range []*childserve.Server{st.geth, st.rpc, st.bare} {
-		if s != nil {
-			s.Stop()
-		}
-	}
-}
+func (st *Stream) Close() { stopAll([]*childserve.Server{st.geth, st.rpc, st.bare}) }
 
 // streamMain is the cell the goals of the stream sets read: 4
 // connections, 256 calls in flight on each.
@@ -98,42 +84,36 @@ func windows(p Profile) pipeline.Windows {
 	return pipeline.Windows{Warmup: p.WSWarmup, Length: p.WSWindow, Count: p.Runs}
 }
 
-// measurePipes runs every target on every cell and fills s: sessions
-// sessions of each target per cell, the targets taking turns session by
-// session, each session timed by w on fresh connections, an estimated work
-// of work. In sessions of their own, each target meets the same phases of
-// the machine, and none is timed only right after a particular neighbour.
-func measurePipes(ctx context.Context, e *Env, s *schema.Set, cells []pipeCell, targets []pipeTarget,
-	sessions int, w pipeline.Windows, work int) error {
+// measurePipes measures every target on cells (named as the cells of s, or
+// by their own names when s has none) in sessions sessions each (turns),
+// each session timed by w on fresh connections, an estimated work of work,
+// and compares the first target with the others.
+func measurePipes(ctx context.Context, e *Env, s schema.Set, cells []pipeCell, targets []pipeTarget,
+	sessions int, w pipeline.Windows, work int) schema.Set {
+	if len(s.Cells) == 0 {
+		s.Cells = cellNames(cells)
+	}
+	var turns []target
 	for _, t := range targets {
-		s.Series = append(s.Series, series(t.name, t.label, t.role, "rpc_per_s", "calls per second"))
+		s.Series = append(s.Series, series(t.name, t.label, t.role, s.Metric.Name, s.Metric.Unit))
+		turns = append(turns, target{name: t.name, work: fixed(work),
+			measure: func(i int, add func(string, ...float64)) error {
+				rates, err := t.run(ctx, cells[i], w)
+				add(s.Metric.Name, rates...)
+				return err
+			}})
 	}
-	runs := collector{}
-	for _, c := range cells {
-		s.Cells = append(s.Cells, c.x())
-		for run := range sessions {
-			for _, t := range targets {
-				e.Bar.Start(fmt.Sprintf("%s run %d/%d: %s, %s", s.ID, run+1, sessions, c.x(), t.name))
-				rates, err := t.run(ctx, c, w)
-				e.Bar.Done(work)
-				if err != nil {
-					return fmt.Errorf("%s, %s: %w", c.x(), t.name, err)
-				}
-				for _, r := range rates {
-					runs.add(t.name, "rpc_per_s", c.x(), r)
-				}
-			}
-		}
+	if err := e.turns(&s, sessions, false, turns); err != nil {
+		return failed(s, err)
 	}
-	runs.fill(s)
 	for _, t := range targets[1:] {
 		s.Compare(targets[0].name, t.name)
 	}
-	return nil
+	return s
 }
 
 // measureSessions is measurePipes with Runs sessions of one window each.
-func measureSessions(ctx context.Context, e *Env, s *schema.Set, cells []pipeCell, targets []pipeTarget) error {
+func measureSessions(ctx context.Context, e *Env, s schema.Set, cells []pipeCell, targets []pipeTarget) schema.Set {
 	one := windows(e.Profile)
 	one.Count = 1
 	return measurePipes(ctx, e, s, cells, targets, e.Profile.Runs, one, streamRunWork(e.Profile))
@@ -145,11 +125,9 @@ func measureSessions(ctx context.Context, e *Env, s *schema.Set, cells []pipeCel
 func (st *Stream) Pipelined(ctx context.Context, e *Env) schema.Set {
 	s := pipeSet("stream_pipelined", "stream",
 		"TCP and unix sockets: pipelined calls per second, the five requests cycled", streamHarness,
-		"each connection keeps its number of calls in flight: a call is written as soon as an answer comes "+
-			"back, and the calls written together go out in one network write; every answer is checked. The bare "+
-			"server answers each line with the pre-encoded answer of its id and does nothing else: the floor of "+
-			"this machine for the client and the loopback, on the same cores. Ours over WebSocket is the existing "+
-			"WebSocket load on the same Caddy, for reference")
+		pipelined+". The bare server answers each line with the pre-encoded answer of its id and does nothing "+
+			"else: the floor of this machine for the client and the loopback, on the same cores. Ours over "+
+			"WebSocket is the existing WebSocket load on the same Caddy, for reference")
 	reqs, expect := wsload.Workload(nil)
 	gethReqs, gethExpect := wsload.Workload(inprocess.GethRename)
 	targets := []pipeTarget{
@@ -159,10 +137,7 @@ func (st *Stream) Pipelined(ctx context.Context, e *Env) schema.Set {
 		streamTarget("geth", "go-ethereum IPC (unix socket)", schema.Peer, st.geth.Network, st.geth.Addr, gethReqs, gethExpect),
 		streamTarget("bare", "bare server, no JSON-RPC (TCP)", schema.Ceiling, st.bare.Network, st.bare.Addr, reqs, expect),
 	}
-	if err := measureSessions(ctx, e, &s, e.Profile.StreamCells, targets); err != nil {
-		return failed(s, err)
-	}
-	return s
+	return measureSessions(ctx, e, s, e.Profile.StreamCells, targets)
 }
 
 // delayRequests are delay(0) calls as method names them, ids 1 to 5, and
@@ -194,10 +169,7 @@ func (st *Stream) Blocking(ctx context.Context, e *Env) schema.Set {
 		streamTarget("geth", "go-ethereum IPC, bench_sleep(0)", schema.Peer, st.geth.Network, st.geth.Addr, gethReqs, gethExpect),
 		streamTarget("ours_five", "ours, the five requests (not blocking)", schema.Baseline, "tcp", st.caddy.TCP, fiveReqs, fiveExpect),
 	}
-	if err := measureSessions(ctx, e, &s, []pipeCell{streamMain}, targets); err != nil {
-		return failed(s, err)
-	}
-	return s
+	return measureSessions(ctx, e, s, []pipeCell{streamMain}, targets)
 }
 
 // GRPC measures ours over TCP against gRPC-Go, unary and streamed.
@@ -221,10 +193,7 @@ func (st *Stream) GRPC(ctx context.Context, e *Env) schema.Set {
 		grpcTarget("grpc_unary", "gRPC-Go, unary calls", false),
 		grpcTarget("grpc_stream", "gRPC-Go, one stream per connection", true),
 	}
-	if err := measureSessions(ctx, e, &s, []pipeCell{streamMain}, targets); err != nil {
-		return failed(s, err)
-	}
-	return s
+	return measureSessions(ctx, e, s, []pipeCell{streamMain}, targets)
 }
 
 // grpcVersion is the gRPC-Go measured, as bench/go.mod requires it.
@@ -250,37 +219,25 @@ func (st *Stream) Streaming(ctx context.Context, e *Env) schema.Set {
 		Metric: schema.Metric{Name: "items_per_s", Unit: "notifications per second", Better: schema.Higher},
 		XLabel: "subscriptions",
 		Cells:  []string{floodX},
-		Series: []schema.Series{
-			series("ours", "ours over TCP", schema.Ours, "items_per_s", "notifications per second"),
-			series("ours_ws", "ours over WebSocket", schema.Baseline, "items_per_s", "notifications per second"),
-			series("bare", "bare server, no JSON-RPC (TCP)", schema.Ceiling, "items_per_s", "notifications per second"),
-		},
 	}
 	cfg := streamload.FloodConfig{
 		Subscribe:    callRequest("demo_subscribe", `["flood",`+strconv.Itoa(demo.MaxFlood)+`]`, 1),
 		Notification: "demo_subscription", Windows: windows(e.Profile),
 	}
-	runs := collector{}
-	for _, t := range []struct {
-		name string
-		run  func() ([]float64, error)
-	}{
-		{"ours", func() ([]float64, error) { return streamload.Flood(ctx, "tcp", st.caddy.TCP, cfg) }},
-		{"ours_ws", func() ([]float64, error) { return streamload.FloodWebSocket(ctx, st.caddy.WS, cfg) }},
-		{"bare", func() ([]float64, error) { return streamload.Flood(ctx, st.bare.Network, st.bare.Addr, cfg) }},
-	} {
-		e.Bar.Start("streaming: " + t.name)
-		rates, err := t.run()
-		e.Bar.Done(e.Profile.Runs * streamRunWork(e.Profile))
-		if err != nil {
-			return failed(s, fmt.Errorf("%s: %w", t.name, err))
-		}
-		for _, r := range rates {
-			runs.add(t.name, "items_per_s", floodX, r)
-		}
+	flood := func(name, label, role string, run func() ([]float64, error)) pipeTarget {
+		return pipeTarget{name: name, label: label, role: role,
+			run: func(context.Context, pipeCell, pipeline.Windows) ([]float64, error) { return run() }}
 	}
-	runs.fill(&s)
-	s.Compare("ours", "ours_ws")
-	s.Compare("ours", "bare")
-	return s
+	targets := []pipeTarget{
+		flood("ours", "ours over TCP", schema.Ours, func() ([]float64, error) {
+			return streamload.Flood(ctx, "tcp", st.caddy.TCP, cfg)
+		}),
+		flood("ours_ws", "ours over WebSocket", schema.Baseline, func() ([]float64, error) {
+			return streamload.FloodWebSocket(ctx, st.caddy.WS, cfg)
+		}),
+		flood("bare", "bare server, no JSON-RPC (TCP)", schema.Ceiling, func() ([]float64, error) {
+			return streamload.Flood(ctx, st.bare.Network, st.bare.Addr, cfg)
+		}),
+	}
+	return measurePipes(ctx, e, s, []pipeCell{{1, 1}}, targets, 1, cfg.Windows, e.Profile.Runs*streamRunWork(e.Profile))
 }

@@ -29,6 +29,19 @@ func pipeCells(p Profile) []pipeCell {
 	return cells
 }
 
+// cellNames are the x values of cells.
+func cellNames(cells []pipeCell) []string {
+	var xs []string
+	for _, c := range cells {
+		xs = append(xs, c.x())
+	}
+	return xs
+}
+
+// pipelined says how the pipelined sets keep calls in flight.
+const pipelined = "each connection keeps its number of calls in flight: a call is written as soon as an answer " +
+	"comes back, and the calls written together go out in one network write; every answer is checked"
+
 // pipeSet is a set of calls per second by connections × calls in flight.
 func pipeSet(id, group, title, harness, note string) schema.Set {
 	return schema.Set{ID: id, Group: group, Status: schema.Measured, Title: title, Harness: harness, Note: note,
@@ -41,16 +54,11 @@ func pipeSet(id, group, title, harness, note string) schema.Set {
 // each cell.
 func (ws *WebSocket) Pipelined(ctx context.Context, e *Env) schema.Set {
 	s := pipeSet("ws_pipelined", "websocket", "WebSocket: pipelined calls per second, the five requests cycled", ws.harness,
-		"each connection keeps its number of calls in flight: a call is written as soon as an answer comes "+
-			"back, and the calls written together go out in one network write; every answer is checked")
+		pipelined)
 	var targets []pipeTarget
 	for _, impl := range ws.impls {
 		reqs, expect := wsload.Workload(impl.rename)
 		targets = append(targets, pipeTo(impl.name, impl.label, impl.role, ws.shared[impl.name].dial, reqs, expect))
 	}
-	err := measurePipes(ctx, e, &s, pipeCells(e.Profile), targets, 1, windows(e.Profile), pipeStepWork(e.Profile))
-	if err != nil {
-		return failed(s, err)
-	}
-	return s
+	return measurePipes(ctx, e, s, pipeCells(e.Profile), targets, 1, windows(e.Profile), pipeStepWork(e.Profile))
 }

@@ -5,6 +5,8 @@
 //	bench/run                 every set, every cell warmed up and timed 5 times (about 10 minutes)
 //	bench/run -quick          every cell once, briefly (under a minute), into a temporary directory
 //	bench/run -quick -check   the same, then check the JSON's shape and that every cell has a number
+//	go run ./cmd/run -render results          redraw the charts and index.html of results from its JSON
+//	go run ./cmd/run -readmetable [-check]    rewrite (or only compare) the README's block from results/benchmarks.json
 //
 // It runs from the bench directory (the script bench/run changes to it) and
 // builds ../bin/caddy with ../xcaddy.sh when it is missing. As
@@ -12,6 +14,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -32,11 +35,14 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == childserve.Subcommand {
 		os.Exit(childserve.Main(os.Args[2:]))
 	}
-	os.Exit(run())
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench/run:", err)
+		os.Exit(1)
+	}
 }
 
 // run parses the flags, runs the harness and writes its output.
-func run() int {
+func run() error {
 	var (
 		quick  = flag.Bool("quick", false, "run every cell once, briefly, and write into a temporary directory unless -out is set")
 		check  = flag.Bool("check", false, "check the written JSON: its shape, and a number in every cell")
@@ -44,6 +50,10 @@ func run() int {
 		only   = flag.String("only", "", "comma-separated groups to run: "+strings.Join(harness.Groups, ","))
 		caddy  = flag.String("caddy", "../bin/caddy", "the Caddy binary, built with ../xcaddy.sh when missing")
 		readme = flag.Bool("readme", true, "rewrite the performance block of ../README.md (full runs of every set into results only)")
+		render = flag.String("render", "", "redraw the charts and index.html of this results directory from its JSON, "+
+			"measuring nothing")
+		table = flag.Bool("readmetable", false, "rewrite the performance block of ../README.md from "+
+			"results/benchmarks.json, measuring nothing; with -check, only compare")
 	)
 	flag.Parse()
 	bench, err := os.Getwd()
@@ -51,30 +61,32 @@ func run() int {
 		_, err = os.Stat(filepath.Join(bench, "Caddyfile.bench"))
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "bench/run: run it from the bench directory (bench/run does):", err)
-		return 2
+		return fmt.Errorf("run it from the bench directory (bench/run does): %w", err)
 	}
-	repo := filepath.Dir(bench)
+	repo, results := filepath.Dir(bench), filepath.Join(bench, "results")
+	if *render != "" || *table {
+		d, err := schema.Read(filepath.Join(cmp.Or(*render, results), harness.JSONFile))
+		switch {
+		case err != nil:
+			return err
+		case *table:
+			return harness.UpdateReadme(d, filepath.Join(repo, "README.md"), *check)
+		}
+		return harness.Write(d, *render)
+	}
 	o := harness.Options{Profile: sets.Full(), Repo: repo, Caddy: abs(*caddy),
-		Browser: filepath.Join(bench, "results", "browser.json"), Command: "bench/run"}
-	if len(os.Args) > 1 {
-		o.Command += " " + strings.Join(os.Args[1:], " ")
-	}
+		Browser: filepath.Join(results, "browser.json"), Command: strings.Join(append([]string{"bench/run"}, os.Args[1:]...), " ")}
 	if *quick {
 		o.Profile = sets.Quick()
 	}
 	if *only != "" {
 		o.Only = strings.Split(*only, ",")
 	}
-	dir := *out
-	switch {
-	case dir == "" && *quick:
+	dir := cmp.Or(*out, results)
+	if *out == "" && *quick {
 		if dir, err = os.MkdirTemp("", "bench-quick-"); err != nil {
-			fmt.Fprintln(os.Stderr, "bench/run:", err)
-			return 1
+			return err
 		}
-	case dir == "":
-		dir = filepath.Join(bench, "results")
 	}
 	dir = abs(dir)
 
@@ -82,46 +94,33 @@ func run() int {
 	defer stop()
 	doc, err := harness.Run(ctx, o)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "bench/run:", err)
-		return 1
+		return err
 	}
 	if err := harness.Write(doc, dir); err != nil {
-		fmt.Fprintln(os.Stderr, "bench/run: writing results:", err)
-		return 1
+		return fmt.Errorf("writing results: %w", err)
 	}
 	fmt.Fprintf(os.Stderr, "bench/run: wrote %s, the charts and %s in %s\n", harness.JSONFile, harness.HTMLFile, dir)
-	if *readme && !*quick && len(o.Only) == 0 && dir == filepath.Join(bench, "results") {
-		if err := harness.UpdateReadme(doc, filepath.Join(repo, "README.md")); err != nil {
-			fmt.Fprintln(os.Stderr, "bench/run: README.md:", err)
-			return 1
+	if *readme && !*quick && len(o.Only) == 0 && dir == results {
+		if err := harness.UpdateReadme(doc, filepath.Join(repo, "README.md"), false); err != nil {
+			return fmt.Errorf("README.md: %w", err)
 		}
 		fmt.Fprintln(os.Stderr, "bench/run: rewrote the performance block of README.md")
 	}
 	for _, row := range report.GoalsTable(doc, true).Rows {
 		fmt.Fprintf(os.Stderr, "  %-8s %s: %s (%s)\n", row[3], row[0], row[2], row[4])
 	}
-	if *check {
-		return checkOutput(dir, o)
+	if !*check {
+		return nil
 	}
-	return 0
-}
-
-// checkOutput reads the JSON back and checks it.
-func checkOutput(dir string, o harness.Options) int {
 	d, err := schema.Read(filepath.Join(dir, harness.JSONFile))
 	if err == nil {
-		groups := o.Only
-		if len(groups) == 0 {
-			groups = harness.Groups
-		}
-		err = schema.Check(d, harness.SetIDs(groups), o.Profile.Runs)
+		err = schema.Check(d, harness.SetIDs(o.Only), o.Profile.Runs)
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "bench/run -check: FAIL:", err)
-		return 1
+		return fmt.Errorf("-check: FAIL: %w", err)
 	}
 	fmt.Fprintf(os.Stderr, "bench/run -check: ok: %d sets, every cell has a number\n", len(d.Sets))
-	return 0
+	return nil
 }
 
 // abs makes path absolute, relative to the working directory.
