@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -49,9 +50,9 @@ var Clients = []string{Ours, OursGo, Geth, Bare}
 // Call is one request as a Go client makes it, and the value its answer
 // must decode to.
 type Call struct {
-	Method string
-	Args   []any
-	Want   any // the result: a float64, or a string
+	inprocess.Call       // the request and its result as JSON, for the bare client
+	Args           []any // the params
+	Want           any   // the result: a float64, or a string
 }
 
 // Workload returns the five benchmark requests (inprocess.Workload) as Go
@@ -59,24 +60,13 @@ type Call struct {
 func Workload() ([]Call, error) {
 	var out []Call
 	for _, w := range inprocess.Workload {
-		c := Call{Method: w.Method}
+		c := Call{Call: w}
 		if err := errors.Join(json.Unmarshal([]byte(w.Params), &c.Args), json.Unmarshal([]byte(w.Result), &c.Want)); err != nil {
 			return nil, fmt.Errorf("clientload: %s: %w", w.Method, err)
 		}
 		out = append(out, c)
 	}
 	return out, nil
-}
-
-// Numeric returns the calls of calls whose result is a number.
-func Numeric(calls []Call) []Call {
-	var out []Call
-	for _, c := range calls {
-		if !c.isString() {
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 func (c *Call) isString() bool {
@@ -141,13 +131,6 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if err := wsload.CheckURL(cfg.URL); err != nil {
 		return Result{}, err
 	}
-	if cfg.Conns < 1 || cfg.Depth < 1 || len(cfg.Calls) == 0 || !cfg.Windows.Valid() {
-		return Result{}, errors.New("clientload: a run needs connections, depth, calls and windows")
-	}
-	numeric := Numeric(cfg.Calls)
-	if cfg.Numeric.Valid() && len(numeric) == 0 {
-		return Result{}, errors.New("clientload: no call has a numeric result")
-	}
 	drive, ok := drivers[cfg.Client]
 	if !ok {
 		return Result{}, fmt.Errorf("clientload: no client %q", cfg.Client)
@@ -175,6 +158,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		return Result{}, err
 	}
 	if cfg.Numeric.Valid() {
+		numeric := slices.DeleteFunc(slices.Clone(cfg.Calls), func(c Call) bool { return c.isString() })
 		r.calls.Store(&numeric)
 		if res.Numeric, err = r.windows(ctx, cfg.Numeric); err != nil {
 			return Result{}, err

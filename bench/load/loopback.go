@@ -22,6 +22,16 @@ func CheckLoopbackHost(host string) error {
 	return fmt.Errorf("%w: host %q", ErrNotLoopback, host)
 }
 
+// CheckLoopbackAddr fails unless addr is a host and port whose host is a
+// loopback IP address or "localhost".
+func CheckLoopbackAddr(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	return CheckLoopbackHost(host)
+}
+
 // LoopbackOnly is a net.Dialer Control function that refuses any resolved
 // address that is not a loopback IP.
 func LoopbackOnly(_, address string, _ syscall.RawConn) error {

@@ -7,7 +7,6 @@ package pipeline
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -50,9 +49,6 @@ type Config struct {
 // them and returns the calls per second of each window. Any wrong answer or
 // failed connection ends it with an error.
 func Run(ctx context.Context, cfg Config, dial func(ctx context.Context) (Conn, error)) ([]float64, error) {
-	if cfg.Conns < 1 || cfg.Depth < 1 || len(cfg.Requests) == 0 || !cfg.Windows.Valid() {
-		return nil, errors.New("pipeline: a run needs connections, depth, requests and windows")
-	}
 	conns, err := Open(ctx, cfg.Conns, 16, func(ctx context.Context, _ int) (Conn, error) { return dial(ctx) })
 	if err != nil {
 		return nil, err

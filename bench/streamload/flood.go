@@ -3,7 +3,6 @@ package streamload
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"sync/atomic"
@@ -43,10 +42,6 @@ func FloodWebSocket(ctx context.Context, url string, cfg FloodConfig) ([]float64
 
 // flood runs cfg on c, and closes c.
 func flood(ctx context.Context, c wsload.Messages, cfg FloodConfig) ([]float64, error) {
-	if !cfg.Windows.Valid() || len(cfg.Subscribe) == 0 {
-		c.Close()
-		return nil, errors.New("streamload: flood needs a subscribe request and windows")
-	}
 	id, err := wsload.Subscribe(c, cfg.Subscribe, 30*time.Second)
 	if err == nil && (len(id) < 3 || id[0] != '"') {
 		err = fmt.Errorf("streamload: subscribed as %s", id)

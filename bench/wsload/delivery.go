@@ -3,7 +3,6 @@ package wsload
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -57,9 +56,6 @@ type DeliveryResult struct {
 // notification dropped, repeated or foreign fails the measurement.
 func Delivery(ctx context.Context, cfg DeliveryConfig) (DeliveryResult, error) {
 	var res DeliveryResult
-	if cfg.LatencyRuns < 1 || !cfg.Stream.Valid() || cfg.InFlight < 1 || cfg.Lag < 1 {
-		return res, errors.New("wsload: delivery needs runs, windows and bounds")
-	}
 	s, err := openSession(ctx, cfg.BroadcastConfig, func(ctx context.Context, url string) (Messages, error) {
 		return DialReader(ctx, url)
 	})
@@ -98,11 +94,9 @@ func (s *session) probeAll(ctx context.Context) error {
 				s.cfg.Timeout)
 		}
 		for _, p := range s.pubs {
-			s.id++
-			if err := p.c.WriteMany(s.cfg.Publish(s.id, "probe")); err != nil {
+			if err := cmp.Or(s.send(p, "probe"), p.c.Flush()); err != nil {
 				return err
 			}
-			p.sent++
 		}
 		if err := pipeline.Wait(ctx, s.Failed, 50*time.Millisecond); err != nil {
 			return err
@@ -140,16 +134,15 @@ func (s *session) stream(ctx context.Context, cfg DeliveryConfig) ([]float64, ma
 		return v, nil
 	})
 	stop.Store(true)
-	var pumpErr error
-	select {
-	case pumpErr = <-pumped:
-	case <-time.After(s.cfg.Timeout):
-		// A write that waits for a server that no longer reads: closing
-		// the publishers ends it.
+	// A write that waits for a server that no longer reads: closing the
+	// publishers ends it.
+	late := time.AfterFunc(s.cfg.Timeout, func() {
 		for _, p := range s.pubs {
 			p.c.Close()
 		}
-		<-pumped
+	})
+	pumpErr := <-pumped
+	if !late.Stop() {
 		pumpErr = fmt.Errorf("wsload: a publisher's write still waited %v after publishing stopped", s.cfg.Timeout)
 	}
 	if err = cmp.Or(err, pumpErr); err != nil {
@@ -193,10 +186,11 @@ func (s *session) pump(stop *atomic.Bool, inFlight, lag int64) error {
 		wrote := 0
 		for room := lag - (s.published - least); room > 0 && wrote < 64; room-- {
 			i := int(s.published % int64(len(s.pubs)))
-			if p := s.pubs[i]; p.sent-p.answered.Load() >= inFlight {
+			p := s.pubs[i]
+			if p.sent-p.answered.Load() >= inFlight {
 				break
 			}
-			if _, err := s.send("s" + strconv.FormatInt(s.published, 10)); err != nil {
+			if err := s.send(p, "s"+strconv.FormatInt(s.published, 10)); err != nil {
 				return err
 			}
 			s.published++
