@@ -44,9 +44,6 @@ const (
 	Bare = "bare"
 )
 
-// Clients are the clients Run drives, in the order the set shows them.
-var Clients = []string{Ours, OursGo, Geth, Bare}
-
 // Call is one request as a Go client makes it, and the value its answer
 // must decode to.
 type Call struct {
@@ -85,13 +82,13 @@ func check[T float64 | string](c *Call, got T) error {
 // Config describes one run.
 type Config struct {
 	URL    string // the server's ws:// endpoint, on loopback
-	Client string // one of Clients
+	Client string // Ours, OursGo, Geth or Bare
 	// Conns is the number of connections, one client each; Depth the
 	// calls in flight on each.
 	Conns, Depth int
 	Calls        []Call           // made in turn, each goroutine starting at a different one
 	Windows      pipeline.Windows // times the run
-	// Numeric, when it holds windows, times a second phase on the same
+	// Numeric, when it counts windows, times a second phase on the same
 	// connections right after the first: only the calls of Calls with a
 	// numeric result, for their allocations per call. Its warm-up lets the
 	// calls of the first phase still in flight finish.
@@ -157,7 +154,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if res.All, err = r.windows(ctx, cfg.Windows); err != nil {
 		return Result{}, err
 	}
-	if cfg.Numeric.Valid() {
+	if cfg.Numeric.Count > 0 {
 		numeric := slices.DeleteFunc(slices.Clone(cfg.Calls), func(c Call) bool { return c.isString() })
 		r.calls.Store(&numeric)
 		if res.Numeric, err = r.windows(ctx, cfg.Numeric); err != nil {

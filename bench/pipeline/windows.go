@@ -72,6 +72,3 @@ func Wait(ctx context.Context, failed <-chan error, d time.Duration) error {
 		return nil
 	}
 }
-
-// Valid reports whether w times at least one window.
-func (w Windows) Valid() bool { return w.Count >= 1 && w.Length > 0 }
