@@ -76,14 +76,10 @@ func Run(ctx context.Context, cfg Config) ([]float64, error) {
 // unaryLoop makes the five calls in turn, starting at the first-th, one at
 // a time, until g stops.
 func unaryLoop(ctx context.Context, g *pipeline.Group, cc *grpc.ClientConn, first int, answered *atomic.Int64) error {
-	methods := make([]string, len(calls))
-	for i, c := range calls {
-		methods[i] = "/" + ServiceName + "/" + c.name
-	}
 	var out Msg
 	for j := first % len(calls); !g.Stopping(); j = (j + 1) % len(calls) {
 		in := Msg{B: calls[j].req}
-		if err := cc.Invoke(ctx, methods[j], &in, &out); err != nil {
+		if err := cc.Invoke(ctx, calls[j].path, &in, &out); err != nil {
 			return fmt.Errorf("grpcpeer: %s: %w", calls[j].name, err)
 		}
 		if !bytes.Equal(out.B, calls[j].want) {
