@@ -83,7 +83,7 @@ func (c *bareConn) writeLoop() error {
 	for {
 		select {
 		case <-c.wake:
-		case <-c.r.Quit():
+		case <-c.r.Ctx.Done():
 			return nil
 		}
 		// The callers woken by the answers just read are about to queue

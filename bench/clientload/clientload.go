@@ -132,7 +132,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if !ok {
 		return Result{}, fmt.Errorf("clientload: no client %q", cfg.Client)
 	}
-	r := &run{Group: pipeline.NewGroup()}
+	r := &run{Group: pipeline.NewGroup(ctx)}
 	r.calls.Store(&cfg.Calls)
 	var closers []func()
 	defer r.Stop(func() {
@@ -151,13 +151,13 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	var res Result
 	var err error
-	if res.All, err = r.windows(ctx, cfg.Windows); err != nil {
+	if res.All, err = r.windows(cfg.Windows); err != nil {
 		return Result{}, err
 	}
 	if cfg.Numeric.Count > 0 {
 		numeric := slices.DeleteFunc(slices.Clone(cfg.Calls), func(c Call) bool { return c.isString() })
 		r.calls.Store(&numeric)
-		if res.Numeric, err = r.windows(ctx, cfg.Numeric); err != nil {
+		if res.Numeric, err = r.windows(cfg.Numeric); err != nil {
 			return Result{}, err
 		}
 	}
@@ -166,9 +166,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 
 // windows times w, reading the calls answered and the heap allocations of
 // the process at the start and the end of every window.
-func (r *run) windows(ctx context.Context, w pipeline.Windows) ([]Window, error) {
+func (r *run) windows(w pipeline.Windows) ([]Window, error) {
 	var ms runtime.MemStats
-	growth, err := w.Growth(ctx, r.Failed, func() ([]float64, error) {
+	growth, err := w.Growth(r.Ctx, func() ([]float64, error) {
 		n := r.answered.Load()
 		runtime.ReadMemStats(&ms)
 		return []float64{float64(n), float64(ms.Mallocs)}, nil

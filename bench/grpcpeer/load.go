@@ -35,16 +35,14 @@ func Run(ctx context.Context, cfg Config) ([]float64, error) {
 	if err := load.CheckLoopbackAddr(cfg.Addr); err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(ctx)
 	var answered atomic.Int64
 	var conns []*grpc.ClientConn
-	g := pipeline.NewGroup()
-	defer func() {
-		g.Stop(cancel)
+	g := pipeline.NewGroup(ctx)
+	defer g.Stop(func() {
 		for _, cc := range conns {
 			cc.Close()
 		}
-	}()
+	})
 	for range cfg.Conns {
 		// Each ClientConn is its own HTTP/2 connection.
 		cc, err := grpc.NewClient("passthrough:///"+cfg.Addr,
@@ -59,7 +57,7 @@ func Run(ctx context.Context, cfg Config) ([]float64, error) {
 		}
 		conns = append(conns, cc)
 		if cfg.Stream {
-			s, err := cc.NewStream(ctx, &ServiceDesc.Streams[0], "/"+ServiceName+"/Calls")
+			s, err := cc.NewStream(g.Ctx, &ServiceDesc.Streams[0], "/"+ServiceName+"/Calls")
 			if err != nil {
 				return nil, err
 			}
@@ -67,19 +65,19 @@ func Run(ctx context.Context, cfg Config) ([]float64, error) {
 			continue
 		}
 		for i := range cfg.Depth {
-			g.Go(func() error { return unaryLoop(ctx, g, cc, i, &answered) })
+			g.Go(func() error { return unaryLoop(g, cc, i, &answered) })
 		}
 	}
-	return cfg.Windows.Rates(ctx, g.Failed, answered.Load)
+	return cfg.Windows.Rates(g.Ctx, answered.Load)
 }
 
 // unaryLoop makes the five calls in turn, starting at the first-th, one at
 // a time, until g stops.
-func unaryLoop(ctx context.Context, g *pipeline.Group, cc *grpc.ClientConn, first int, answered *atomic.Int64) error {
+func unaryLoop(g *pipeline.Group, cc *grpc.ClientConn, first int, answered *atomic.Int64) error {
 	var out Msg
 	for j := first % len(calls); !g.Stopping(); j = (j + 1) % len(calls) {
 		in := Msg{B: calls[j].req}
-		if err := cc.Invoke(ctx, calls[j].path, &in, &out); err != nil {
+		if err := cc.Invoke(g.Ctx, calls[j].path, &in, &out); err != nil {
 			return fmt.Errorf("grpcpeer: %s: %w", calls[j].name, err)
 		}
 		if !bytes.Equal(out.B, calls[j].want) {

@@ -52,7 +52,7 @@ func flood(ctx context.Context, c wsload.Messages, cfg FloodConfig) ([]float64, 
 	}
 	head := []byte(`{"jsonrpc":"2.0","method":"` + cfg.Notification + `","params":{"subscription":` + string(id) + `,"result":`)
 	var got atomic.Int64
-	g := pipeline.NewGroup()
+	g := pipeline.NewGroup(ctx)
 	g.Go(func() error {
 		var buf []byte
 		for n := int64(1); ; n++ {
@@ -68,7 +68,7 @@ func flood(ctx context.Context, c wsload.Messages, cfg FloodConfig) ([]float64, 
 		}
 	})
 	defer g.Stop(func() { c.Close() })
-	return cfg.Windows.Rates(ctx, g.Failed, got.Load)
+	return cfg.Windows.Rates(g.Ctx, got.Load)
 }
 
 // checkItem fails unless msg is the notification of head carrying n.

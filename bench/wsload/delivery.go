@@ -63,20 +63,20 @@ func Delivery(ctx context.Context, cfg DeliveryConfig) (DeliveryResult, error) {
 		return res, err
 	}
 	defer s.Close()
-	if err := s.probeAll(ctx); err != nil {
+	if err := s.probeAll(); err != nil {
 		return res, err
 	}
 	if res.Latency, err = Times(ctx, s, cfg.LatencyWarmup, cfg.LatencyRuns); err != nil {
 		return res, err
 	}
-	res.Rates, res.Busy, err = s.stream(ctx, cfg)
+	res.Rates, res.Busy, err = s.stream(cfg)
 	return res, err
 }
 
 // probeAll publishes a probe every 50 ms until every subscriber has read
 // one, then lets the last ones arrive before probes count as messages
 // again.
-func (s *session) probeAll(ctx context.Context) error {
+func (s *session) probeAll() error {
 	s.probing.Store(true)
 	end := time.Now().Add(s.cfg.Timeout)
 	for {
@@ -98,11 +98,11 @@ func (s *session) probeAll(ctx context.Context) error {
 				return err
 			}
 		}
-		if err := pipeline.Wait(ctx, s.Failed, 50*time.Millisecond); err != nil {
+		if err := pipeline.Wait(s.Ctx, 50*time.Millisecond); err != nil {
 			return err
 		}
 	}
-	err := pipeline.Wait(ctx, s.Failed, 200*time.Millisecond)
+	err := pipeline.Wait(s.Ctx, 200*time.Millisecond)
 	s.probing.Store(false)
 	return err
 }
@@ -110,7 +110,7 @@ func (s *session) probeAll(ctx context.Context) error {
 // stream publishes from another goroutine while it counts the windows and
 // reads the clocks, then stops and waits until every subscriber has read
 // every message. It returns the rates and the cores each clock kept busy.
-func (s *session) stream(ctx context.Context, cfg DeliveryConfig) ([]float64, map[string][]float64, error) {
+func (s *session) stream(cfg DeliveryConfig) ([]float64, map[string][]float64, error) {
 	var stop atomic.Bool
 	pumped := make(chan error, 1)
 	go func() {
@@ -121,7 +121,7 @@ func (s *session) stream(ctx context.Context, cfg DeliveryConfig) ([]float64, ma
 		pumped <- err
 	}()
 	names := slices.Sorted(maps.Keys(cfg.Clocks))
-	growth, err := cfg.Stream.Growth(ctx, s.Failed, func() ([]float64, error) {
+	growth, err := cfg.Stream.Growth(s.Ctx, func() ([]float64, error) {
 		_, n := s.counts()
 		v := []float64{float64(n)}
 		for _, name := range names {
@@ -154,7 +154,7 @@ func (s *session) stream(ctx context.Context, cfg DeliveryConfig) ([]float64, ma
 			return nil, nil, fmt.Errorf("wsload: a subscriber read %d of the %d messages published, %v after the last",
 				least, s.published, s.cfg.Timeout)
 		}
-		if err := pipeline.Wait(ctx, s.Failed, 5*time.Millisecond); err != nil {
+		if err := pipeline.Wait(s.Ctx, 5*time.Millisecond); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -109,7 +109,7 @@ type session struct {
 func openSession(ctx context.Context, cfg BroadcastConfig, dial func(context.Context, string) (Messages, error)) (*session, error) {
 	cfg.Timeout = cmp.Or(cfg.Timeout, 30*time.Second)
 	s := &session{cfg: cfg, notification: []byte(`"method":"` + cfg.Notification + `"`),
-		probe: []byte(`"result":"probe"`), Group: pipeline.NewGroup()}
+		probe: []byte(`"result":"probe"`), Group: pipeline.NewGroup(ctx)}
 	subs, err := pipeline.Open(ctx, cfg.Subscribers, 16, func(ctx context.Context, i int) (Messages, error) {
 		r, err := dial(ctx, cfg.SubscriberURLs[i%len(cfg.SubscriberURLs)])
 		if err == nil {
@@ -262,7 +262,7 @@ func (s *session) Publish(ctx context.Context, i int) (time.Duration, error) {
 		return 0, err
 	}
 	s.published++
-	return r.wait(ctx, s.Failed, start, s.cfg.Timeout)
+	return r.wait(ctx, s.Ctx, start, s.cfg.Timeout)
 }
 
 // round is one message's delivery: who still waits for it.
@@ -294,17 +294,17 @@ func (r *round) arrived(msg []byte, at int64) {
 	}
 }
 
-// wait waits until every receiver has the message, or for an error on
-// failed, the end of ctx or timeout, and returns the time from start until
-// the last arrival.
-func (r *round) wait(ctx context.Context, failed <-chan error, start time.Time, timeout time.Duration) (time.Duration, error) {
+// wait waits until every receiver has the message, or for the end of ctx
+// or group (with its cause) or timeout, and returns the time from start
+// until the last arrival.
+func (r *round) wait(ctx, group context.Context, start time.Time, timeout time.Duration) (time.Duration, error) {
 	t := time.NewTimer(timeout)
 	defer t.Stop()
 	select {
 	case <-r.done:
 		return time.Duration(r.last.Load() - start.UnixNano()), nil
-	case err := <-failed:
-		return 0, err
+	case <-group.Done():
+		return 0, context.Cause(group)
 	case <-ctx.Done():
 		return 0, ctx.Err()
 	case <-t.C:
