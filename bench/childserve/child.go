@@ -141,17 +141,14 @@ func Serve(ctx context.Context, impl string, w io.Writer) error {
 		return err
 	}
 	defer l.Close()
-	served := make(chan error, 1)
-	go func() { served <- serve(l) }()
+	defer context.AfterFunc(ctx, func() { l.Close() })()
 	if _, err := fmt.Fprintf(w, where+"\n", l.Addr()); err != nil {
 		return err
 	}
-	select {
-	case err := <-served:
+	if err := serve(l); ctx.Err() == nil {
 		return err
-	case <-ctx.Done():
-		return nil
 	}
+	return nil
 }
 
 // serveNATS starts nats-server on a free loopback port with JetStream

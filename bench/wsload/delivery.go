@@ -158,10 +158,9 @@ func (s *session) stream(cfg DeliveryConfig) ([]float64, map[string][]float64, e
 			return nil, nil, err
 		}
 	}
-	for i := range s.ls {
-		if n := s.ls[i].n.Load(); n != s.published {
-			return nil, nil, fmt.Errorf("wsload: a subscriber read %d notifications of %d messages published", n, s.published)
-		}
+	if _, total := s.counts(); total != s.published*int64(len(s.ls)) {
+		return nil, nil, fmt.Errorf("wsload: the subscribers read %d notifications of %d messages published to %d",
+			total, s.published, len(s.ls))
 	}
 	rates, busy := make([]float64, len(growth)), map[string][]float64{}
 	for w, g := range growth {
