@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -195,10 +196,5 @@ func HasModule(bin, id string) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("%s list-modules: %w", bin, err)
 	}
-	for line := range strings.Lines(string(out)) {
-		if strings.TrimSpace(line) == id {
-			return true, nil
-		}
-	}
-	return false, nil
+	return slices.Contains(strings.Fields(string(out)), id), nil
 }

@@ -36,9 +36,6 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/serverproc"
 )
 
-// Impls are the servers a child can run.
-var Impls = []string{"ours", "geth", "fanout", "fanout_parallel", "ipc", "grpc", "bare", "nats"}
-
 // Subcommand is the first argument that makes the harness binary a child
 // server (Main).
 const Subcommand = "serve"
@@ -129,7 +126,7 @@ func Serve(ctx context.Context, impl string, w io.Writer) error {
 	case "nats":
 		return serveNATS(ctx, w)
 	default:
-		err = fmt.Errorf("no server %q: want one of %v", impl, Impls)
+		err = fmt.Errorf("no server %q (see the package's doc)", impl)
 	}
 	if err != nil {
 		return err
@@ -144,17 +141,14 @@ func Serve(ctx context.Context, impl string, w io.Writer) error {
 		return err
 	}
 	defer l.Close()
-	served := make(chan error, 1)
-	go func() { served <- serve(l) }()
+	defer context.AfterFunc(ctx, func() { l.Close() })()
 	if _, err := fmt.Fprintf(w, where+"\n", l.Addr()); err != nil {
 		return err
 	}
-	select {
-	case err := <-served:
+	if err := serve(l); ctx.Err() == nil {
 		return err
-	case <-ctx.Done():
-		return nil
 	}
+	return nil
 }
 
 // serveNATS starts nats-server on a free loopback port with JetStream

@@ -2,7 +2,6 @@ package clientload
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
@@ -38,21 +37,14 @@ func driveBare(ctx context.Context, url string, depth int, r *run) (func(), erro
 	calls := *r.calls.Load()
 	c := &bareConn{stride: len(calls), byName: map[string]int{}, wake: make(chan struct{}, 1), r: r,
 		reqs: make([][][]byte, depth), done: make([]chan error, depth)}
-	var encoded []inprocess.Call // the calls with their params encoded
 	for k, call := range calls {
 		c.byName[call.Method] = k
-		want, err := json.Marshal(call.Want)
-		params, err2 := json.Marshal(call.Args)
-		if err = errors.Join(err, err2); err != nil {
-			return nil, fmt.Errorf("clientload: bare: %s: %w", call.Method, err)
-		}
-		c.want = append(c.want, string(want))
-		encoded = append(encoded, inprocess.Call{Method: call.Method, Params: string(params)})
+		c.want = append(c.want, call.Result)
 	}
 	for g := range depth {
 		c.done[g] = make(chan error, 1)
-		for k, call := range encoded {
-			c.reqs[g] = append(c.reqs[g], inprocess.Request(call, g*c.stride+k+1, nil))
+		for k, call := range calls {
+			c.reqs[g] = append(c.reqs[g], inprocess.Request(call.Call, g*c.stride+k+1, nil))
 		}
 	}
 	var err error
@@ -91,7 +83,7 @@ func (c *bareConn) writeLoop() error {
 	for {
 		select {
 		case <-c.wake:
-		case <-c.r.Quit():
+		case <-c.r.Ctx.Done():
 			return nil
 		}
 		// The callers woken by the answers just read are about to queue

@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -43,15 +44,12 @@ const (
 	Bare = "bare"
 )
 
-// Clients are the clients Run drives, in the order the set shows them.
-var Clients = []string{Ours, OursGo, Geth, Bare}
-
 // Call is one request as a Go client makes it, and the value its answer
 // must decode to.
 type Call struct {
-	Method string
-	Args   []any
-	Want   any // the result: a float64, or a string
+	inprocess.Call       // the request and its result as JSON, for the bare client
+	Args           []any // the params
+	Want           any   // the result: a float64, or a string
 }
 
 // Workload returns the five benchmark requests (inprocess.Workload) as Go
@@ -59,24 +57,13 @@ type Call struct {
 func Workload() ([]Call, error) {
 	var out []Call
 	for _, w := range inprocess.Workload {
-		c := Call{Method: w.Method}
+		c := Call{Call: w}
 		if err := errors.Join(json.Unmarshal([]byte(w.Params), &c.Args), json.Unmarshal([]byte(w.Result), &c.Want)); err != nil {
 			return nil, fmt.Errorf("clientload: %s: %w", w.Method, err)
 		}
 		out = append(out, c)
 	}
 	return out, nil
-}
-
-// Numeric returns the calls of calls whose result is a number.
-func Numeric(calls []Call) []Call {
-	var out []Call
-	for _, c := range calls {
-		if !c.isString() {
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 func (c *Call) isString() bool {
@@ -95,13 +82,13 @@ func check[T float64 | string](c *Call, got T) error {
 // Config describes one run.
 type Config struct {
 	URL    string // the server's ws:// endpoint, on loopback
-	Client string // one of Clients
+	Client string // Ours, OursGo, Geth or Bare
 	// Conns is the number of connections, one client each; Depth the
 	// calls in flight on each.
 	Conns, Depth int
 	Calls        []Call           // made in turn, each goroutine starting at a different one
 	Windows      pipeline.Windows // times the run
-	// Numeric, when it holds windows, times a second phase on the same
+	// Numeric, when it counts windows, times a second phase on the same
 	// connections right after the first: only the calls of Calls with a
 	// numeric result, for their allocations per call. Its warm-up lets the
 	// calls of the first phase still in flight finish.
@@ -141,18 +128,11 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if err := wsload.CheckURL(cfg.URL); err != nil {
 		return Result{}, err
 	}
-	if cfg.Conns < 1 || cfg.Depth < 1 || len(cfg.Calls) == 0 || !cfg.Windows.Valid() {
-		return Result{}, errors.New("clientload: a run needs connections, depth, calls and windows")
-	}
-	numeric := Numeric(cfg.Calls)
-	if cfg.Numeric.Valid() && len(numeric) == 0 {
-		return Result{}, errors.New("clientload: no call has a numeric result")
-	}
 	drive, ok := drivers[cfg.Client]
 	if !ok {
 		return Result{}, fmt.Errorf("clientload: no client %q", cfg.Client)
 	}
-	r := &run{Group: pipeline.NewGroup()}
+	r := &run{Group: pipeline.NewGroup(ctx)}
 	r.calls.Store(&cfg.Calls)
 	var closers []func()
 	defer r.Stop(func() {
@@ -171,12 +151,13 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	var res Result
 	var err error
-	if res.All, err = r.windows(ctx, cfg.Windows); err != nil {
+	if res.All, err = r.windows(cfg.Windows); err != nil {
 		return Result{}, err
 	}
-	if cfg.Numeric.Valid() {
+	if cfg.Numeric.Count > 0 {
+		numeric := slices.DeleteFunc(slices.Clone(cfg.Calls), func(c Call) bool { return c.isString() })
 		r.calls.Store(&numeric)
-		if res.Numeric, err = r.windows(ctx, cfg.Numeric); err != nil {
+		if res.Numeric, err = r.windows(cfg.Numeric); err != nil {
 			return Result{}, err
 		}
 	}
@@ -185,9 +166,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 
 // windows times w, reading the calls answered and the heap allocations of
 // the process at the start and the end of every window.
-func (r *run) windows(ctx context.Context, w pipeline.Windows) ([]Window, error) {
+func (r *run) windows(w pipeline.Windows) ([]Window, error) {
 	var ms runtime.MemStats
-	growth, err := w.Growth(ctx, r.Failed, func() ([]float64, error) {
+	growth, err := w.Growth(r.Ctx, func() ([]float64, error) {
 		n := r.answered.Load()
 		runtime.ReadMemStats(&ms)
 		return []float64{float64(n), float64(ms.Mallocs)}, nil

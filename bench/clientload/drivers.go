@@ -106,7 +106,7 @@ func goLoop(c *rpcclient.Client, depth int, r *run) error {
 			default:
 				select {
 				case a = <-done:
-				case <-r.Quit():
+				case <-r.Ctx.Done():
 					return nil
 				}
 			}

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"net"
-	"sync"
 	"sync/atomic"
 
 	"google.golang.org/grpc"
@@ -34,35 +32,17 @@ type Config struct {
 // Run runs cfg and returns the calls per second of each window. Every
 // answer is checked; a wrong one ends the run with an error.
 func Run(ctx context.Context, cfg Config) ([]float64, error) {
-	host, _, err := net.SplitHostPort(cfg.Addr)
-	if err != nil {
+	if err := load.CheckLoopbackAddr(cfg.Addr); err != nil {
 		return nil, err
 	}
-	if err := load.CheckLoopbackHost(host); err != nil {
-		return nil, err
-	}
-	if cfg.Conns < 1 || cfg.Depth < 1 {
-		return nil, errors.New("grpcpeer: a run needs connections and depth")
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	var stop atomic.Bool
 	var answered atomic.Int64
-	failed := make(chan error, cfg.Conns*(cfg.Depth+2))
-	fail := func(err error) {
-		if !stop.Load() {
-			failed <- err
-		}
-	}
 	var conns []*grpc.ClientConn
-	var wg sync.WaitGroup
-	defer func() {
-		stop.Store(true)
-		cancel()
-		wg.Wait()
+	g := pipeline.NewGroup(ctx)
+	defer g.Stop(func() {
 		for _, cc := range conns {
 			cc.Close()
 		}
-	}()
+	})
 	for range cfg.Conns {
 		// Each ClientConn is its own HTTP/2 connection.
 		cc, err := grpc.NewClient("passthrough:///"+cfg.Addr,
@@ -77,81 +57,74 @@ func Run(ctx context.Context, cfg Config) ([]float64, error) {
 		}
 		conns = append(conns, cc)
 		if cfg.Stream {
-			s, err := cc.NewStream(ctx, &ServiceDesc.Streams[0], "/"+ServiceName+"/Calls")
+			s, err := cc.NewStream(g.Ctx, &ServiceDesc.Streams[0], "/"+ServiceName+"/Calls")
 			if err != nil {
 				return nil, err
 			}
-			streamCalls(&wg, s, cfg.Depth, &answered, &stop, fail)
+			streamCalls(g, s, cfg.Depth, &answered)
 			continue
 		}
 		for i := range cfg.Depth {
-			wg.Go(func() { unaryLoop(ctx, cc, i, &answered, &stop, fail) })
+			g.Go(func() error { return unaryLoop(g, cc, i, &answered) })
 		}
 	}
-	return cfg.Windows.Rates(ctx, failed, answered.Load)
+	return cfg.Windows.Rates(g.Ctx, answered.Load)
 }
 
 // unaryLoop makes the five calls in turn, starting at the first-th, one at
-// a time, until stop.
-func unaryLoop(ctx context.Context, cc *grpc.ClientConn, first int, answered *atomic.Int64, stop *atomic.Bool, fail func(error)) {
-	methods := make([]string, len(calls))
-	for i, c := range calls {
-		methods[i] = "/" + ServiceName + "/" + c.name
-	}
+// a time, until g stops.
+func unaryLoop(g *pipeline.Group, cc *grpc.ClientConn, first int, answered *atomic.Int64) error {
 	var out Msg
-	for j := first % len(calls); !stop.Load(); j = (j + 1) % len(calls) {
+	for j := first % len(calls); !g.Stopping(); j = (j + 1) % len(calls) {
 		in := Msg{B: calls[j].req}
-		if err := cc.Invoke(ctx, methods[j], &in, &out); err != nil {
-			fail(fmt.Errorf("grpcpeer: %s: %w", calls[j].name, err))
-			return
+		if err := cc.Invoke(g.Ctx, calls[j].path, &in, &out); err != nil {
+			return fmt.Errorf("grpcpeer: %s: %w", calls[j].name, err)
 		}
 		if !bytes.Equal(out.B, calls[j].want) {
-			fail(fmt.Errorf("grpcpeer: %s answered %x, want %x", calls[j].name, out.B, calls[j].want))
-			return
+			return fmt.Errorf("grpcpeer: %s answered %x, want %x", calls[j].name, out.B, calls[j].want)
 		}
 		answered.Add(1)
 	}
+	return nil
 }
 
 // streamCalls keeps depth calls in flight on s: a writer sends a call for
 // every answer the reader checks.
-func streamCalls(wg *sync.WaitGroup, s grpc.ClientStream, depth int, answered *atomic.Int64, stop *atomic.Bool, fail func(error)) {
+func streamCalls(g *pipeline.Group, s grpc.ClientStream, depth int, answered *atomic.Int64) {
 	room := make(chan struct{}, depth)
 	for range depth {
 		room <- struct{}{}
 	}
 	sent := make(chan int, depth) // the call index of each id, in order
-	wg.Go(func() {
+	g.Go(func() error {
 		defer close(sent)
-		for id := uint32(0); !stop.Load(); id++ {
+		for id := uint32(0); !g.Stopping(); id++ {
 			select {
 			case <-room:
 			case <-s.Context().Done():
-				return
+				return nil
 			}
 			j := int(id % uint32(len(calls)))
 			b := binary.LittleEndian.AppendUint32([]byte{byte(j)}, id)
 			sent <- j
 			if err := s.SendMsg(&Msg{B: append(b, calls[j].req...)}); err != nil {
-				fail(fmt.Errorf("grpcpeer: stream send: %w", err))
-				return
+				return fmt.Errorf("grpcpeer: stream send: %w", err)
 			}
 		}
+		return nil
 	})
-	wg.Go(func() {
+	g.Go(func() error {
 		var in Msg
 		for id := uint32(0); ; id++ {
 			j, ok := <-sent
 			if !ok {
-				return
+				return nil
 			}
 			if err := s.RecvMsg(&in); err != nil {
-				fail(fmt.Errorf("grpcpeer: stream receive: %w", err))
-				return
+				return fmt.Errorf("grpcpeer: stream receive: %w", err)
 			}
 			if len(in.B) < 4 || binary.LittleEndian.Uint32(in.B) != id || !bytes.Equal(in.B[4:], calls[j].want) {
-				fail(fmt.Errorf("grpcpeer: stream answer %x to call %d (%s), want %x", in.B, id, calls[j].name, calls[j].want))
-				return
+				return fmt.Errorf("grpcpeer: stream answer %x to call %d (%s), want %x", in.B, id, calls[j].name, calls[j].want)
 			}
 			answered.Add(1)
 			room <- struct{}{}

@@ -54,12 +54,12 @@ func (codec) Unmarshal(data []byte, v any) error {
 	return nil
 }
 
-// call is one of the five calls: its name, a request, the answer it must
-// get, and the server's handler.
+// call is one of the five calls: its name and the path of its unary
+// method, a request, the answer it must get, and the server's handler.
 type call struct {
-	name      string
-	req, want []byte
-	handle    func(in []byte) ([]byte, error)
+	name, path string
+	req, want  []byte
+	handle     func(in []byte) ([]byte, error)
 }
 
 // errBadRequest answers a request of the wrong size.
@@ -120,7 +120,8 @@ var ServiceDesc = grpc.ServiceDesc{
 }
 
 func init() {
-	for _, c := range calls {
+	for i, c := range calls {
+		calls[i].path = "/" + ServiceName + "/" + c.name
 		ServiceDesc.Methods = append(ServiceDesc.Methods, grpc.MethodDesc{MethodName: c.name,
 			Handler: func(_ any, _ context.Context, dec func(any) error, _ grpc.UnaryServerInterceptor) (any, error) {
 				var in Msg

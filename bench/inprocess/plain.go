@@ -22,6 +22,8 @@ type plainRequest struct {
 	ID      json.RawMessage `json:"id"`
 }
 
+// plainResponse is a response object; encode fills in its version, and
+// null for an id it lacks.
 type plainResponse struct {
 	JSONRPC string          `json:"jsonrpc"`
 	Result  any             `json:"result,omitempty"`
@@ -34,47 +36,38 @@ type plainError struct {
 	Message string `json:"message"`
 }
 
-// Error codes the plain dispatcher answers with.
-var (
-	errPlainParse   = &plainError{Code: -32700, Message: "Parse error"}
-	errPlainInvalid = &plainError{Code: -32600, Message: "Invalid Request"}
-	errPlainMethod  = &plainError{Code: -32601, Message: "Method not found"}
-	errPlainParams  = &plainError{Code: -32602, Message: "Invalid params"}
-)
-
-// nullID is the id of an answer whose request id is unknown.
-var nullID = json.RawMessage("null")
-
 // process answers one request document, single or batch.
 func (c codec) process(doc []byte) []byte {
 	doc = bytes.TrimSpace(doc)
-	if len(doc) > 0 && doc[0] == '[' {
-		var items []json.RawMessage
-		if err := c.unmarshal(doc, &items); err != nil {
-			return c.encode(&plainResponse{JSONRPC: "2.0", Error: errPlainParse, ID: nullID})
-		}
-		out := []byte{'['}
-		for i, item := range items {
-			if i > 0 {
-				out = append(out, ',')
-			}
-			out = append(out, c.one(item)...)
-		}
-		return append(out, ']')
+	if len(doc) == 0 || doc[0] != '[' {
+		return c.one(doc)
 	}
-	return c.one(doc)
+	var items []json.RawMessage
+	if err := c.unmarshal(doc, &items); err != nil {
+		return c.encode(&plainResponse{Error: &plainError{-32700, "Parse error"}})
+	}
+	out := []byte{'['}
+	for i, item := range items {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, c.one(item)...)
+	}
+	return append(out, ']')
 }
 
+// one answers one request object.
 func (c codec) one(doc []byte) []byte {
 	var req plainRequest
 	if err := c.unmarshal(doc, &req); err != nil {
-		return c.encode(&plainResponse{JSONRPC: "2.0", Error: errPlainParse, ID: nullID})
+		return c.encode(&plainResponse{Error: &plainError{-32700, "Parse error"}})
 	}
+	rsp := plainResponse{ID: req.ID}
 	if req.JSONRPC != "2.0" || req.Method == "" {
-		return c.encode(&plainResponse{JSONRPC: "2.0", Error: errPlainInvalid, ID: orNull(req.ID)})
+		rsp.Error = &plainError{-32600, "Invalid Request"}
+	} else {
+		rsp.Result, rsp.Error = c.dispatch(req.Method, req.Params)
 	}
-	rsp := plainResponse{JSONRPC: "2.0", ID: orNull(req.ID)}
-	rsp.Result, rsp.Error = c.dispatch(req.Method, req.Params)
 	return c.encode(&rsp)
 }
 
@@ -92,33 +85,29 @@ func (c codec) dispatch(method string, params json.RawMessage) (any, *plainError
 	case "StringMe":
 		return withParams(c, params, func(p [1]string) any { return p[0] })
 	}
-	return nil, errPlainMethod
+	return nil, &plainError{-32601, "Method not found"}
 }
 
 // withParams decodes params into a P and returns what method makes of it.
 func withParams[P any](c codec, params json.RawMessage, method func(P) any) (any, *plainError) {
 	var p P
 	if err := c.unmarshal(params, &p); err != nil {
-		return nil, errPlainParams
+		return nil, &plainError{-32602, "Invalid params"}
 	}
 	return method(p), nil
 }
 
 // encode marshals rsp; a response always marshals.
 func (c codec) encode(rsp *plainResponse) []byte {
+	rsp.JSONRPC = "2.0"
+	if len(rsp.ID) == 0 {
+		rsp.ID = json.RawMessage("null")
+	}
 	b, err := c.marshal(rsp)
 	if err != nil {
 		panic(errors.Join(errors.New("plain dispatcher: marshal response"), err))
 	}
 	return b
-}
-
-// orNull returns id, or null when it is absent.
-func orNull(id json.RawMessage) json.RawMessage {
-	if len(id) == 0 {
-		return nullID
-	}
-	return id
 }
 
 // StdJSON is the plain dispatcher on encoding/json.

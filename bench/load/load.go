@@ -1,6 +1,6 @@
 // Package load is a closed-loop HTTP load generator for loopback servers:
-// a fixed number of keep-alive connections (HTTP/1.1 or HTTP/2, over TLS or
-// not), each its own http.Transport sending one POST at a time for a fixed
+// a fixed number of keep-alive connections (HTTP/1.1, or HTTP/2 over TLS),
+// each its own http.Transport sending one POST at a time for a fixed
 // duration or request count, checking every answer and recording its
 // latency. The connections can outlive a run (Open), so that runs of
 // several targets on one server take turns on the same warm connections.
@@ -31,8 +31,7 @@ import (
 type Config struct {
 	URL  string // the target; its host must be loopback
 	Body []byte // sent as the body of every POST, as application/json
-	// HTTP2 selects HTTP/2 (over TLS for https, cleartext for http);
-	// otherwise HTTP/1.1.
+	// HTTP2 selects HTTP/2, over TLS; otherwise HTTP/1.1.
 	HTTP2 bool
 	// Conns is the number of connections, each with one request in flight
 	// (default 1).
@@ -66,14 +65,13 @@ type Clients struct {
 // speaking HTTP/2 when cfg.HTTP2 is set, otherwise HTTP/1.1. Close closes
 // their connections.
 func Open(cfg Config) (*Clients, error) {
-	u, err := parseLoopback(cfg.URL)
-	if err != nil {
+	if err := checkURL(cfg.URL); err != nil {
 		return nil, err
 	}
 	cfg.Timeout = cmp.Or(cfg.Timeout, 10*time.Second)
 	c := &Clients{http2: cfg.HTTP2}
 	for range max(cfg.Conns, 1) {
-		c.clients = append(c.clients, newClient(cfg, u.Scheme))
+		c.clients = append(c.clients, newClient(cfg))
 	}
 	return c, nil
 }
@@ -106,15 +104,12 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if cfg.Duration <= 0 && cfg.Requests <= 0 {
 		return Result{}, errors.New("load: set a duration or a request count")
 	}
-	if _, err := parseLoopback(cfg.URL); err != nil {
+	if err := checkURL(cfg.URL); err != nil {
 		return Result{}, err
 	}
 	clients := cfg.Clients
 	if clients == nil {
-		var err error
-		if clients, err = Open(cfg); err != nil {
-			return Result{}, err
-		}
+		clients, _ = Open(cfg) // its URL is checked
 		defer clients.Close()
 	}
 	cfg.HTTP2 = clients.http2
@@ -170,32 +165,26 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	return r, nil
 }
 
-// parseLoopback parses raw and fails unless it is an http or https URL
-// whose host is a loopback IP address or "localhost".
-func parseLoopback(raw string) (*url.URL, error) {
+// checkURL fails unless raw is an http or https URL whose host is a
+// loopback IP address or "localhost".
+func checkURL(raw string) error {
 	u, err := url.Parse(raw)
 	if err == nil && u.Scheme != "http" && u.Scheme != "https" {
 		err = fmt.Errorf("load: scheme %q: want http or https", u.Scheme)
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return u, CheckLoopbackHost(u.Hostname())
+	return CheckLoopbackHost(u.Hostname())
 }
 
 // newClient returns a client that holds at most one connection, speaking
 // the protocol cfg asks for.
-func newClient(cfg Config, scheme string) *http.Client {
+func newClient(cfg Config) *http.Client {
 	d := &net.Dialer{Timeout: cfg.Timeout, KeepAlive: 30 * time.Second, Control: LoopbackOnly}
 	var p http.Protocols
-	switch {
-	case !cfg.HTTP2:
-		p.SetHTTP1(true)
-	case scheme == "https":
-		p.SetHTTP2(true)
-	default:
-		p.SetUnencryptedHTTP2(true)
-	}
+	p.SetHTTP1(!cfg.HTTP2)
+	p.SetHTTP2(cfg.HTTP2)
 	return &http.Client{Timeout: cfg.Timeout, Transport: &http.Transport{
 		DialContext:         d.DialContext,
 		TLSClientConfig:     &tls.Config{InsecureSkipVerify: true}, // the servers under test use a local CA

@@ -22,15 +22,16 @@ func CheckLoopbackHost(host string) error {
 	return fmt.Errorf("%w: host %q", ErrNotLoopback, host)
 }
 
-// LoopbackOnly is a net.Dialer Control function that refuses any resolved
-// address that is not a loopback IP.
-func LoopbackOnly(_, address string, _ syscall.RawConn) error {
-	host, _, err := net.SplitHostPort(address)
+// CheckLoopbackAddr fails unless addr is a host and port whose host is a
+// loopback IP address or "localhost".
+func CheckLoopbackAddr(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return err
 	}
-	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
-		return fmt.Errorf("%w: dial %s", ErrNotLoopback, address)
-	}
-	return nil
+	return CheckLoopbackHost(host)
 }
+
+// LoopbackOnly is a net.Dialer Control function that refuses any resolved
+// address that is not a loopback IP.
+func LoopbackOnly(_, address string, _ syscall.RawConn) error { return CheckLoopbackAddr(address) }

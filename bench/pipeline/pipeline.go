@@ -7,7 +7,6 @@ package pipeline
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -50,14 +49,11 @@ type Config struct {
 // them and returns the calls per second of each window. Any wrong answer or
 // failed connection ends it with an error.
 func Run(ctx context.Context, cfg Config, dial func(ctx context.Context) (Conn, error)) ([]float64, error) {
-	if cfg.Conns < 1 || cfg.Depth < 1 || len(cfg.Requests) == 0 || !cfg.Windows.Valid() {
-		return nil, errors.New("pipeline: a run needs connections, depth, requests and windows")
-	}
 	conns, err := Open(ctx, cfg.Conns, 16, func(ctx context.Context, _ int) (Conn, error) { return dial(ctx) })
 	if err != nil {
 		return nil, err
 	}
-	g := NewGroup()
+	g := NewGroup(ctx)
 	defer g.Stop(func() { CloseAll(conns) })
 	runs := make([]*piper, len(conns))
 	for i, c := range conns {
@@ -65,7 +61,7 @@ func Run(ctx context.Context, cfg Config, dial func(ctx context.Context) (Conn, 
 		g.Go(runs[i].readLoop)
 		g.Go(runs[i].writeLoop)
 	}
-	return cfg.Windows.Rates(ctx, g.Failed, func() (n int64) {
+	return cfg.Windows.Rates(g.Ctx, func() (n int64) {
 		for _, p := range runs {
 			n += p.answered.Load()
 		}
@@ -165,19 +161,24 @@ func (p *piper) wakeWriter() {
 	}
 }
 
-// Group is the goroutines of one measurement. Until it stops, an error of
-// any of them waits on Failed, for the measurement's waits (Windows.Rates,
-// Wait) to end with; once it stops, their errors come from its closing and
-// are dropped.
+// Group is the goroutines of one measurement and its context, Ctx, which
+// the measurement's waits (Windows.Rates, Wait) take. Until the group
+// stops, the first error of any of them ends Ctx, and is its cause; once it
+// stops, Ctx is done, and their errors come from its closing and are
+// dropped.
 type Group struct {
-	Failed  chan error // holds one error at a time
+	Ctx     context.Context
+	cancel  context.CancelCauseFunc
 	stopped atomic.Bool
-	quit    chan struct{}
 	wg      sync.WaitGroup
 }
 
-// NewGroup returns a group with no goroutines.
-func NewGroup() *Group { return &Group{Failed: make(chan error, 1), quit: make(chan struct{})} }
+// NewGroup returns a group with no goroutines, whose Ctx ends with ctx.
+func NewGroup(ctx context.Context) *Group {
+	g := &Group{}
+	g.Ctx, g.cancel = context.WithCancelCause(ctx)
+	return g
+}
 
 // Go runs f in a goroutine of g; its error, if any, fails g.
 func (g *Group) Go(f func() error) {
@@ -188,27 +189,21 @@ func (g *Group) Go(f func() error) {
 	})
 }
 
-// Fail puts err on Failed, unless g is stopping or an error waits there.
+// Fail ends Ctx with err, unless g is stopping or Ctx has ended.
 func (g *Group) Fail(err error) {
 	if !g.Stopping() {
-		select {
-		case g.Failed <- err:
-		default:
-		}
+		g.cancel(err)
 	}
 }
 
 // Stopping reports whether Stop was called.
 func (g *Group) Stopping() bool { return g.stopped.Load() }
 
-// Quit is closed when g stops.
-func (g *Group) Quit() <-chan struct{} { return g.quit }
-
-// Stop marks g stopping, calls end, which must end its goroutines (by
-// closing their connections), and waits for them.
+// Stop marks g stopping and ends Ctx, calls end, which must end its
+// goroutines (by closing their connections), and waits for them.
 func (g *Group) Stop(end func()) {
 	g.stopped.Store(true)
-	close(g.quit)
+	g.cancel(context.Canceled)
 	end()
 	g.wg.Wait()
 }

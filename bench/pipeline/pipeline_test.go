@@ -107,12 +107,6 @@ func TestRunFailsOnAWrongAnswer(t *testing.T) {
 	}
 }
 
-func TestRunRefusesAnEmptyConfig(t *testing.T) {
-	if _, err := Run(context.Background(), Config{}, dialEcho(0)); err == nil {
-		t.Fatal("an empty run did not fail")
-	}
-}
-
 func TestOpenClosesWhatItOpenedOnAnError(t *testing.T) {
 	var opened []*echoConn
 	var mu sync.Mutex

@@ -15,9 +15,9 @@ type Windows struct {
 }
 
 // Rates waits out w's warm-up, then returns the growth of total per second
-// over each window. An error on failed or the end of ctx ends it.
-func (w Windows) Rates(ctx context.Context, failed <-chan error, total func() int64) ([]float64, error) {
-	growth, err := w.Growth(ctx, failed, func() ([]float64, error) { return []float64{float64(total())}, nil })
+// over each window. The end of ctx ends it with its cause.
+func (w Windows) Rates(ctx context.Context, total func() int64) ([]float64, error) {
+	growth, err := w.Growth(ctx, func() ([]float64, error) { return []float64{float64(total())}, nil })
 	out := make([]float64, len(growth))
 	for i, g := range growth {
 		out[i] = g[0]
@@ -28,9 +28,9 @@ func (w Windows) Rates(ctx context.Context, failed <-chan error, total func() in
 // Growth waits out w's warm-up, then reads the counters at the start of
 // the first window and at the end of each, and returns each window's growth
 // of each counter per second. The first counter must grow in every window.
-// An error of read, on failed or the end of ctx ends it.
-func (w Windows) Growth(ctx context.Context, failed <-chan error, read func() ([]float64, error)) ([][]float64, error) {
-	if err := Wait(ctx, failed, w.Warmup); err != nil {
+// An error of read or the end of ctx ends it.
+func (w Windows) Growth(ctx context.Context, read func() ([]float64, error)) ([][]float64, error) {
+	if err := Wait(ctx, w.Warmup); err != nil {
 		return nil, err
 	}
 	var out [][]float64
@@ -38,7 +38,7 @@ func (w Windows) Growth(ctx context.Context, failed <-chan error, read func() ([
 	t0 := time.Now()
 	for range w.Count {
 		if err == nil {
-			err = Wait(ctx, failed, w.Length)
+			err = Wait(ctx, w.Length)
 		}
 		if err != nil {
 			return nil, err
@@ -60,18 +60,12 @@ func (w Windows) Growth(ctx context.Context, failed <-chan error, read func() ([
 	return out, nil
 }
 
-// Wait waits d, or less for an error on failed or the end of ctx, which it
-// returns.
-func Wait(ctx context.Context, failed <-chan error, d time.Duration) error {
+// Wait waits d, or less for the end of ctx, whose cause it returns.
+func Wait(ctx context.Context, d time.Duration) error {
 	select {
-	case err := <-failed:
-		return err
 	case <-ctx.Done():
-		return ctx.Err()
+		return context.Cause(ctx)
 	case <-time.After(d):
 		return nil
 	}
 }
-
-// Valid reports whether w times at least one window.
-func (w Windows) Valid() bool { return w.Count >= 1 && w.Length > 0 }

@@ -22,6 +22,8 @@ import (
 // Proc is a running server process.
 type Proc struct {
 	cmd   *exec.Cmd
+	proc  procfs.Proc
+	stop  context.CancelFunc
 	lines chan string
 	done  chan struct{}
 	err   error // how it exited, once done is closed
@@ -34,24 +36,29 @@ type Proc struct {
 const maxLog = 64 << 10
 
 // Start runs name with args, with env added to this process's environment.
-// It is stopped by Stop, or killed when ctx ends.
+// It is stopped when Stop is called or ctx ends: sent SIGTERM, and killed
+// if it still runs 10 seconds later.
 func Start(ctx context.Context, env []string, name string, args ...string) (*Proc, error) {
+	ctx, stop := context.WithCancel(ctx)
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Env = append(os.Environ(), env...)
-	cmd.WaitDelay = 5 * time.Second
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 10 * time.Second
 	dieWithParent(cmd)
 	stdout, err := cmd.StdoutPipe()
+	var stderr io.Reader
+	if err == nil {
+		stderr, err = cmd.StderrPipe()
+	}
+	if err == nil {
+		err = cmd.Start()
+	}
 	if err != nil {
+		stop()
 		return nil, err
 	}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		return nil, err
-	}
-	p := &Proc{cmd: cmd, lines: make(chan string, 16), done: make(chan struct{})}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
+	p := &Proc{cmd: cmd, stop: stop, lines: make(chan string, 16), done: make(chan struct{})}
+	p.proc, _ = procfs.NewProc(cmd.Process.Pid) // without /proc, RSS and CPU fail
 	var wg sync.WaitGroup
 	wg.Go(func() { p.scan(stdout, p.lines) })
 	wg.Go(func() { p.scan(stderr, nil) })
@@ -117,39 +124,22 @@ func (p *Proc) Exited() bool {
 // Stop sends SIGTERM and waits up to 10s for the process to end, then
 // kills it.
 func (p *Proc) Stop() {
-	if p.Exited() {
-		return
-	}
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(10 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-p.done
-	}
+	p.stop()
+	<-p.done
 }
 
 // RSS returns the process's resident memory in bytes, VmRSS of
 // /proc/<pid>/status.
 func (p *Proc) RSS() (int64, error) {
-	proc, err := procfs.NewProc(p.cmd.Process.Pid)
-	if err != nil {
-		return 0, err
-	}
-	st, err := proc.NewStatus()
+	st, err := p.proc.NewStatus()
 	return int64(st.VmRSS), err
 }
 
 // CPU returns the process's CPU time so far, user and system, to the clock
 // tick (10 ms), from /proc/<pid>/stat.
 func (p *Proc) CPU() (time.Duration, error) {
-	proc, err := procfs.NewProc(p.cmd.Process.Pid)
-	if err != nil {
-		return 0, err
-	}
-	st, err := proc.Stat()
-	// The times are in clock ticks (USER_HZ, 100 on Linux).
-	return time.Duration(st.UTime+st.STime) * 10 * time.Millisecond, err
+	st, err := p.proc.Stat()
+	return time.Duration(st.CPUTime() * float64(time.Second)), err
 }
 
 // SelfCPU returns the CPU time, user and system, this process has used so

@@ -45,11 +45,7 @@ func Dial(ctx context.Context, network, addr string) (*Conn, error) {
 	d := &net.Dialer{Timeout: 10 * time.Second}
 	switch network {
 	case "tcp":
-		host, _, err := net.SplitHostPort(addr)
-		if err != nil {
-			return nil, err
-		}
-		if err := load.CheckLoopbackHost(host); err != nil {
+		if err := load.CheckLoopbackAddr(addr); err != nil {
 			return nil, err
 		}
 		d.Control = load.LoopbackOnly

@@ -3,7 +3,6 @@ package streamload
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"sync/atomic"
@@ -43,10 +42,6 @@ func FloodWebSocket(ctx context.Context, url string, cfg FloodConfig) ([]float64
 
 // flood runs cfg on c, and closes c.
 func flood(ctx context.Context, c wsload.Messages, cfg FloodConfig) ([]float64, error) {
-	if !cfg.Windows.Valid() || len(cfg.Subscribe) == 0 {
-		c.Close()
-		return nil, errors.New("streamload: flood needs a subscribe request and windows")
-	}
 	id, err := wsload.Subscribe(c, cfg.Subscribe, 30*time.Second)
 	if err == nil && (len(id) < 3 || id[0] != '"') {
 		err = fmt.Errorf("streamload: subscribed as %s", id)
@@ -57,7 +52,7 @@ func flood(ctx context.Context, c wsload.Messages, cfg FloodConfig) ([]float64, 
 	}
 	head := []byte(`{"jsonrpc":"2.0","method":"` + cfg.Notification + `","params":{"subscription":` + string(id) + `,"result":`)
 	var got atomic.Int64
-	g := pipeline.NewGroup()
+	g := pipeline.NewGroup(ctx)
 	g.Go(func() error {
 		var buf []byte
 		for n := int64(1); ; n++ {
@@ -73,7 +68,7 @@ func flood(ctx context.Context, c wsload.Messages, cfg FloodConfig) ([]float64, 
 		}
 	})
 	defer g.Stop(func() { c.Close() })
-	return cfg.Windows.Rates(ctx, g.Failed, got.Load)
+	return cfg.Windows.Rates(g.Ctx, got.Load)
 }
 
 // checkItem fails unless msg is the notification of head carrying n.

@@ -3,7 +3,6 @@ package wsload
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -57,9 +56,6 @@ type DeliveryResult struct {
 // notification dropped, repeated or foreign fails the measurement.
 func Delivery(ctx context.Context, cfg DeliveryConfig) (DeliveryResult, error) {
 	var res DeliveryResult
-	if cfg.LatencyRuns < 1 || !cfg.Stream.Valid() || cfg.InFlight < 1 || cfg.Lag < 1 {
-		return res, errors.New("wsload: delivery needs runs, windows and bounds")
-	}
 	s, err := openSession(ctx, cfg.BroadcastConfig, func(ctx context.Context, url string) (Messages, error) {
 		return DialReader(ctx, url)
 	})
@@ -67,20 +63,20 @@ func Delivery(ctx context.Context, cfg DeliveryConfig) (DeliveryResult, error) {
 		return res, err
 	}
 	defer s.Close()
-	if err := s.probeAll(ctx); err != nil {
+	if err := s.probeAll(); err != nil {
 		return res, err
 	}
 	if res.Latency, err = Times(ctx, s, cfg.LatencyWarmup, cfg.LatencyRuns); err != nil {
 		return res, err
 	}
-	res.Rates, res.Busy, err = s.stream(ctx, cfg)
+	res.Rates, res.Busy, err = s.stream(cfg)
 	return res, err
 }
 
 // probeAll publishes a probe every 50 ms until every subscriber has read
 // one, then lets the last ones arrive before probes count as messages
 // again.
-func (s *session) probeAll(ctx context.Context) error {
+func (s *session) probeAll() error {
 	s.probing.Store(true)
 	end := time.Now().Add(s.cfg.Timeout)
 	for {
@@ -98,17 +94,15 @@ func (s *session) probeAll(ctx context.Context) error {
 				s.cfg.Timeout)
 		}
 		for _, p := range s.pubs {
-			s.id++
-			if err := p.c.WriteMany(s.cfg.Publish(s.id, "probe")); err != nil {
+			if err := cmp.Or(s.send(p, "probe"), p.c.Flush()); err != nil {
 				return err
 			}
-			p.sent++
 		}
-		if err := pipeline.Wait(ctx, s.Failed, 50*time.Millisecond); err != nil {
+		if err := pipeline.Wait(s.Ctx, 50*time.Millisecond); err != nil {
 			return err
 		}
 	}
-	err := pipeline.Wait(ctx, s.Failed, 200*time.Millisecond)
+	err := pipeline.Wait(s.Ctx, 200*time.Millisecond)
 	s.probing.Store(false)
 	return err
 }
@@ -116,7 +110,7 @@ func (s *session) probeAll(ctx context.Context) error {
 // stream publishes from another goroutine while it counts the windows and
 // reads the clocks, then stops and waits until every subscriber has read
 // every message. It returns the rates and the cores each clock kept busy.
-func (s *session) stream(ctx context.Context, cfg DeliveryConfig) ([]float64, map[string][]float64, error) {
+func (s *session) stream(cfg DeliveryConfig) ([]float64, map[string][]float64, error) {
 	var stop atomic.Bool
 	pumped := make(chan error, 1)
 	go func() {
@@ -127,7 +121,7 @@ func (s *session) stream(ctx context.Context, cfg DeliveryConfig) ([]float64, ma
 		pumped <- err
 	}()
 	names := slices.Sorted(maps.Keys(cfg.Clocks))
-	growth, err := cfg.Stream.Growth(ctx, s.Failed, func() ([]float64, error) {
+	growth, err := cfg.Stream.Growth(s.Ctx, func() ([]float64, error) {
 		_, n := s.counts()
 		v := []float64{float64(n)}
 		for _, name := range names {
@@ -140,16 +134,15 @@ func (s *session) stream(ctx context.Context, cfg DeliveryConfig) ([]float64, ma
 		return v, nil
 	})
 	stop.Store(true)
-	var pumpErr error
-	select {
-	case pumpErr = <-pumped:
-	case <-time.After(s.cfg.Timeout):
-		// A write that waits for a server that no longer reads: closing
-		// the publishers ends it.
+	// A write that waits for a server that no longer reads: closing the
+	// publishers ends it.
+	late := time.AfterFunc(s.cfg.Timeout, func() {
 		for _, p := range s.pubs {
 			p.c.Close()
 		}
-		<-pumped
+	})
+	pumpErr := <-pumped
+	if !late.Stop() {
 		pumpErr = fmt.Errorf("wsload: a publisher's write still waited %v after publishing stopped", s.cfg.Timeout)
 	}
 	if err = cmp.Or(err, pumpErr); err != nil {
@@ -161,14 +154,13 @@ func (s *session) stream(ctx context.Context, cfg DeliveryConfig) ([]float64, ma
 			return nil, nil, fmt.Errorf("wsload: a subscriber read %d of the %d messages published, %v after the last",
 				least, s.published, s.cfg.Timeout)
 		}
-		if err := pipeline.Wait(ctx, s.Failed, 5*time.Millisecond); err != nil {
+		if err := pipeline.Wait(s.Ctx, 5*time.Millisecond); err != nil {
 			return nil, nil, err
 		}
 	}
-	for i := range s.ls {
-		if n := s.ls[i].n.Load(); n != s.published {
-			return nil, nil, fmt.Errorf("wsload: a subscriber read %d notifications of %d messages published", n, s.published)
-		}
+	if _, total := s.counts(); total != s.published*int64(len(s.ls)) {
+		return nil, nil, fmt.Errorf("wsload: the subscribers read %d notifications of %d messages published to %d",
+			total, s.published, len(s.ls))
 	}
 	rates, busy := make([]float64, len(growth)), map[string][]float64{}
 	for w, g := range growth {
@@ -193,10 +185,11 @@ func (s *session) pump(stop *atomic.Bool, inFlight, lag int64) error {
 		wrote := 0
 		for room := lag - (s.published - least); room > 0 && wrote < 64; room-- {
 			i := int(s.published % int64(len(s.pubs)))
-			if p := s.pubs[i]; p.sent-p.answered.Load() >= inFlight {
+			p := s.pubs[i]
+			if p.sent-p.answered.Load() >= inFlight {
 				break
 			}
-			if _, err := s.send("s" + strconv.FormatInt(s.published, 10)); err != nil {
+			if err := s.send(p, "s"+strconv.FormatInt(s.published, 10)); err != nil {
 				return err
 			}
 			s.published++

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"sync/atomic"
@@ -108,12 +107,9 @@ type session struct {
 // openSession dials the subscribers with dial and subscribes them, dials
 // the publishers, and starts a reader on every connection.
 func openSession(ctx context.Context, cfg BroadcastConfig, dial func(context.Context, string) (Messages, error)) (*session, error) {
-	if cfg.Subscribers < 1 || len(cfg.SubscriberURLs) == 0 || len(cfg.PublisherURLs) == 0 || cfg.Publish == nil {
-		return nil, errors.New("wsload: a broadcast needs subscribers, servers, publishers and a publish request")
-	}
 	cfg.Timeout = cmp.Or(cfg.Timeout, 30*time.Second)
 	s := &session{cfg: cfg, notification: []byte(`"method":"` + cfg.Notification + `"`),
-		probe: []byte(`"result":"probe"`), Group: pipeline.NewGroup()}
+		probe: []byte(`"result":"probe"`), Group: pipeline.NewGroup(ctx)}
 	subs, err := pipeline.Open(ctx, cfg.Subscribers, 16, func(ctx context.Context, i int) (Messages, error) {
 		r, err := dial(ctx, cfg.SubscriberURLs[i%len(cfg.SubscriberURLs)])
 		if err == nil {
@@ -243,16 +239,14 @@ func (s *session) counts() (least, total int64) {
 	return least, total
 }
 
-// send queues message text on the next publisher in turn and returns the
-// publisher it went to.
-func (s *session) send(text string) (*publisher, error) {
-	p := s.pubs[s.published%int64(len(s.pubs))]
+// next returns the publisher whose turn it is.
+func (s *session) next() *publisher { return s.pubs[s.published%int64(len(s.pubs))] }
+
+// send queues message text on p.
+func (s *session) send(p *publisher, text string) error {
 	s.id++
-	if err := p.c.Write(s.cfg.Publish(s.id, text)); err != nil {
-		return nil, err
-	}
 	p.sent++
-	return p, nil
+	return p.c.Write(s.cfg.Publish(s.id, text))
 }
 
 // Publish publishes message i alone and returns the time until the last
@@ -263,15 +257,12 @@ func (s *session) Publish(ctx context.Context, i int) (time.Duration, error) {
 	s.round.Store(r)
 	defer s.round.Store(nil)
 	start := time.Now()
-	p, err := s.send(text)
-	if err == nil {
-		err = p.c.Flush()
-	}
-	if err != nil {
+	p := s.next()
+	if err := cmp.Or(s.send(p, text), p.c.Flush()); err != nil {
 		return 0, err
 	}
 	s.published++
-	return r.wait(ctx, s.Failed, start, s.cfg.Timeout)
+	return r.wait(ctx, s.Ctx, start, s.cfg.Timeout)
 }
 
 // round is one message's delivery: who still waits for it.
@@ -303,17 +294,17 @@ func (r *round) arrived(msg []byte, at int64) {
 	}
 }
 
-// wait waits until every receiver has the message, or for an error on
-// failed, the end of ctx or timeout, and returns the time from start until
-// the last arrival.
-func (r *round) wait(ctx context.Context, failed <-chan error, start time.Time, timeout time.Duration) (time.Duration, error) {
+// wait waits until every receiver has the message, or for the end of ctx
+// or group (with its cause) or timeout, and returns the time from start
+// until the last arrival.
+func (r *round) wait(ctx, group context.Context, start time.Time, timeout time.Duration) (time.Duration, error) {
 	t := time.NewTimer(timeout)
 	defer t.Stop()
 	select {
 	case <-r.done:
 		return time.Duration(r.last.Load() - start.UnixNano()), nil
-	case err := <-failed:
-		return 0, err
+	case <-group.Done():
+		return 0, context.Cause(group)
 	case <-ctx.Done():
 		return 0, ctx.Err()
 	case <-t.C:

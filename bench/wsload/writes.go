@@ -88,7 +88,7 @@ func (w *WritesSession) Publish(ctx context.Context, _ int) (time.Duration, erro
 	if err := writers.Wait(); err != nil {
 		return 0, err
 	}
-	return r.wait(ctx, nil, start, 30*time.Second)
+	return r.wait(ctx, ctx, start, 30*time.Second)
 }
 
 // write writes the message to each of conns in turn.
