@@ -119,9 +119,3 @@ func (b *bars) drawGoals(c draw.Canvas, trX, trY func(float64) vg.Length, groupW
 		c.FillText(label, at, txt)
 	}
 }
-
-// DataRange implements plot.DataRanger.
-func (b *bars) DataRange() (xmin, xmax, ymin, ymax float64) {
-	lo, hi := b.span()
-	return -0.5, float64(len(b.set.Cells)) - 0.5, math.Min(lo, b.base), hi
-}

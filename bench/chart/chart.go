@@ -138,18 +138,16 @@ func build(s *schema.Set, goals []schema.Goal) (*plot.Plot, error) {
 		p.Y.Min, p.Y.Max = 0, hi*1.12
 	}
 	p.Add(bars)
-	n := labelChars(s)
 	names := slices.Clone(s.Cells)
-	for i, x := range names {
-		if n > 0 {
+	if n := labelChars(s); n > 0 {
+		for i, x := range names {
 			names[i] = wrap(x, n)
 		}
-	}
-	p.NominalX(names...)
-	if n == 0 {
+	} else {
 		p.X.Tick.Label.Rotation = math.Pi / 6
 		p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = text.XRight, text.YTop
 	}
+	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.5, float64(len(s.Cells))-0.5
 	return p, nil
 }
@@ -205,27 +203,29 @@ func splitCamel(w string, n int) []string {
 	return append(out, w)
 }
 
-// colour returns the fill of the i-th series with the given role.
-func colour(role string, i int) color.Color {
-	switch role {
-	case schema.Ours:
-		return color.RGBA{R: 0xd9, G: 0x5f, B: 0x02, A: 0xff}
-	case schema.Ceiling: // two shades, so that neighbouring ceilings differ
-		if i%2 == 1 {
-			return color.RGBA{R: 0x99, G: 0x99, B: 0x99, A: 0xff}
-		}
-		return color.RGBA{R: 0x55, G: 0x55, B: 0x55, A: 0xff}
-	case schema.Baseline: // two shades, so that neighbouring baselines differ
-		if i%2 == 1 {
-			return color.RGBA{R: 0xf8, G: 0xd2, B: 0xae, A: 0xff}
-		}
-		return color.RGBA{R: 0xf4, G: 0xb3, B: 0x7a, A: 0xff}
+// Fills: ours strong; two shades each for ceilings and baselines, so that
+// neighbouring ones differ; and the peers in turn.
+var (
+	oursFill = color.RGBA{R: 0xd9, G: 0x5f, B: 0x02, A: 0xff}
+	shades   = map[string][2]color.Color{
+		schema.Ceiling:  {color.RGBA{R: 0x55, G: 0x55, B: 0x55, A: 0xff}, color.RGBA{R: 0x99, G: 0x99, B: 0x99, A: 0xff}},
+		schema.Baseline: {color.RGBA{R: 0xf4, G: 0xb3, B: 0x7a, A: 0xff}, color.RGBA{R: 0xf8, G: 0xd2, B: 0xae, A: 0xff}},
 	}
-	peers := []color.Color{
+	peerFills = []color.Color{
 		color.RGBA{R: 0x1b, G: 0x6c, B: 0xa8, A: 0xff},
 		color.RGBA{R: 0x5a, G: 0x9b, B: 0x5a, A: 0xff},
 		color.RGBA{R: 0x8e, G: 0x6c, B: 0xb0, A: 0xff},
 		color.RGBA{R: 0x9a, G: 0x9a, B: 0x9a, A: 0xff},
 	}
-	return peers[(i-1+len(peers))%len(peers)]
+)
+
+// colour returns the fill of the i-th series with the given role.
+func colour(role string, i int) color.Color {
+	if role == schema.Ours {
+		return oursFill
+	}
+	if s, ok := shades[role]; ok {
+		return s[i%2]
+	}
+	return peerFills[(i-1+len(peerFills))%len(peerFills)]
 }
