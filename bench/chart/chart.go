@@ -12,6 +12,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -161,46 +162,21 @@ func subtitle(s *schema.Set) string {
 	return t
 }
 
-// wrap breaks text into lines: after ", " and before " × ", then at
-// spaces to about n characters, and a longer word at its capitals.
+// wrap breaks a label longer than n characters after ", " and before " × ",
+// and a line of one word still longer than n before its last capital
+// within n characters.
 func wrap(text string, n int) string {
 	if len(text) <= n {
 		return text
 	}
-	var lines []string
-	for _, part := range strings.Split(strings.NewReplacer(", ", ",\n", " × ", " ×\n").Replace(text), "\n") {
-		line := ""
-		for _, w := range strings.Fields(part) {
-			for _, piece := range splitCamel(w, n) {
-				if line != "" && len(line)+1+len(piece) > n {
-					lines, line = append(lines, line), ""
-				}
-				line = strings.TrimPrefix(line+" "+piece, " ")
-			}
+	lines := strings.Split(strings.NewReplacer(", ", ",\n", " × ", " ×\n").Replace(text), "\n")
+	for i, l := range lines {
+		cut := strings.LastIndexFunc(l[:min(n+1, len(l))], unicode.IsUpper)
+		if len(l) > n && cut > 0 && !strings.Contains(l, " ") {
+			lines[i] = l[:cut] + "\n" + l[cut:]
 		}
-		lines = append(lines, line)
 	}
 	return strings.Join(lines, "\n")
-}
-
-// splitCamel cuts a word longer than n before capitals, into pieces of at
-// most about n characters.
-func splitCamel(w string, n int) []string {
-	var out []string
-	for len(w) > n {
-		cut := 0
-		for i := 1; i < len(w) && i <= n; i++ {
-			if w[i] >= 'A' && w[i] <= 'Z' {
-				cut = i
-			}
-		}
-		if cut == 0 {
-			break
-		}
-		out = append(out, w[:cut])
-		w = w[cut:]
-	}
-	return append(out, w)
 }
 
 // Fills: ours strong; two shades each for ceilings and baselines, so that
