@@ -3,6 +3,7 @@ package chart
 import (
 	"math"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 )
@@ -53,26 +54,12 @@ func Short(v float64) string {
 	return trim(v, a)
 }
 
-// trim formats v (of magnitude a) with three significant digits at most,
-// and no trailing zeros.
+// trim formats v (of magnitude a) with three significant digits, and none
+// after the point from 100 on, without trailing zeros.
 func trim(v, a float64) string {
-	prec := 0
-	switch {
-	case a < 1:
-		prec = 2 - int(math.Floor(math.Log10(a)))
-	case a < 10:
-		prec = 2
-	case a < 100:
-		prec = 1
-	}
-	s := strconv.FormatFloat(v, 'f', prec, 64)
-	if prec > 0 {
-		for s[len(s)-1] == '0' {
-			s = s[:len(s)-1]
-		}
-		if s[len(s)-1] == '.' {
-			s = s[:len(s)-1]
-		}
+	s := strconv.FormatFloat(v, 'f', max(0, 2-int(math.Floor(math.Log10(a)))), 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	}
 	return s
 }

@@ -103,14 +103,13 @@ func Run(ctx context.Context, o Options) (*schema.Doc, error) {
 	if len(o.Only) > 0 {
 		names = o.Only
 	}
-	openFiles := serverproc.RaiseOpenFiles()
 	doc := &schema.Doc{
 		Schema: schema.Version, Title: "caddy-jsonrpc benchmarks", Date: start.UTC().Format(time.RFC3339),
 		Quick: o.Profile.Name == "quick", Machine: describeMachine(),
 		Harness: schema.Harness{Command: o.Command, Settings: o.Profile.Settings()},
 		Policy:  policy(o.Profile),
 	}
-	doc.Machine.OpenFilesLimit = openFiles
+	doc.Machine.OpenFilesLimit = serverproc.RaiseOpenFiles()
 	work := 0
 	for _, name := range names {
 		if _, ok := groups[name]; !ok {
@@ -118,13 +117,13 @@ func Run(ctx context.Context, o Options) (*schema.Doc, error) {
 		}
 		work += sets.Work(name, o.Profile)
 	}
-	if slices.ContainsFunc(names, func(n string) bool { return groups[n].caddy || n == "nodes" }) && !executable(o.Caddy) {
-		if err := buildCaddy(ctx, o.Repo); err != nil {
+	if slices.ContainsFunc(names, func(n string) bool { return groups[n].caddy || n == "nodes" }) {
+		if err := buildCaddy(ctx, o.Repo, o.Caddy); err != nil {
 			return nil, err
 		}
 	}
 	doc.Versions = describeVersions(o.Repo, o.Caddy)
-	env := &sets.Env{Profile: o.Profile, Bar: progress.New(os.Stderr, work), CaddyBin: o.Caddy, OpenFiles: openFiles,
+	env := &sets.Env{Profile: o.Profile, Bar: progress.New(os.Stderr, work), CaddyBin: o.Caddy, OpenFiles: doc.Machine.OpenFilesLimit,
 		CaddyConfig: filepath.Join(o.Repo, "bench", "Caddyfile.bench"),
 		NodesConfig: filepath.Join(o.Repo, "bench", "Caddyfile.nodes")}
 	for _, name := range names {
@@ -159,13 +158,12 @@ func Run(ctx context.Context, o Options) (*schema.Doc, error) {
 	return doc, nil
 }
 
-func executable(file string) bool {
-	st, err := os.Stat(file)
-	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
-}
-
-// buildCaddy runs xcaddy.sh build in repo, its output on stderr.
-func buildCaddy(ctx context.Context, repo string) error {
+// buildCaddy runs xcaddy.sh build in repo, its output on stderr, unless bin
+// is an executable already.
+func buildCaddy(ctx context.Context, repo, bin string) error {
+	if st, err := os.Stat(bin); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+		return nil
+	}
 	fmt.Fprintln(os.Stderr, "bench: bin/caddy is missing; building it with ./xcaddy.sh build")
 	cmd := exec.CommandContext(ctx, filepath.Join(repo, "xcaddy.sh"), "build")
 	cmd.Dir = repo

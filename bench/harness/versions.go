@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -31,10 +32,8 @@ func describeVersions(repo, caddyBin string) schema.Versions {
 	}
 	if info, ok := debug.ReadBuildInfo(); ok {
 		for _, dep := range info.Deps {
-			for _, m := range peerModules {
-				if dep.Path == m {
-					v.Modules[m] = dep.Version
-				}
+			if slices.Contains(peerModules, dep.Path) {
+				v.Modules[dep.Path] = dep.Version
 			}
 		}
 	}
