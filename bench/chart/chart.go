@@ -83,7 +83,11 @@ func header(dc draw.Canvas, p *plot.Plot, s *schema.Set) vg.Length {
 	sub := title
 	sub.Font.Size = vg.Points(9)
 	sub.Color = color.Gray{Y: 80}
-	dc.FillText(sub, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: y}, subtitle(s))
+	unit := s.Metric.Unit + ", " + s.Metric.Better + " is better"
+	if s.Metric.Log {
+		unit += " (log scale)"
+	}
+	dc.FillText(sub, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: y}, unit)
 	y -= sub.Height("Mg") + pad
 
 	label := p.Legend.TextStyle
@@ -151,15 +155,6 @@ func build(s *schema.Set, goals []schema.Goal) (*plot.Plot, error) {
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.5, float64(len(s.Cells))-0.5
 	return p, nil
-}
-
-// subtitle says what the axis counts and which way is better.
-func subtitle(s *schema.Set) string {
-	t := s.Metric.Unit + ", " + s.Metric.Better + " is better"
-	if s.Metric.Log {
-		t += " (log scale)"
-	}
-	return t
 }
 
 // wrap breaks a label longer than n characters after ", " and before " × ",

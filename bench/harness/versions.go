@@ -26,9 +26,15 @@ var peerModules = []string{
 
 // describeVersions returns Go's, Caddy's, the commit's and the peers'.
 func describeVersions(repo, caddyBin string) schema.Versions {
-	v := schema.Versions{Go: runtime.Version(), Caddy: caddyproc.Version(caddyBin), Commit: commit(repo), Modules: map[string]string{}}
+	v := schema.Versions{Go: runtime.Version(), Caddy: caddyproc.Version(caddyBin), Modules: map[string]string{}}
 	if st, err := os.Stat(caddyBin); err == nil {
 		v.CaddyBuilt = st.ModTime().UTC().Format(time.RFC3339)
+	}
+	// the short commit of repo, "-dirty" when tracked files differ from it
+	out, err := exec.Command("git", "-C", repo, "describe", "--always", "--dirty", "--abbrev=12", "--exclude=*").Output()
+	v.Commit = strings.TrimSpace(string(out))
+	if err != nil {
+		v.Commit = "unknown"
 	}
 	if info, ok := debug.ReadBuildInfo(); ok {
 		for _, dep := range info.Deps {
@@ -38,14 +44,4 @@ func describeVersions(repo, caddyBin string) schema.Versions {
 		}
 	}
 	return v
-}
-
-// commit returns the short commit of repo, with "-dirty" when tracked files
-// differ from it.
-func commit(repo string) string {
-	out, err := exec.Command("git", "-C", repo, "describe", "--always", "--dirty", "--abbrev=12", "--exclude=*").Output()
-	if err != nil {
-		return "unknown"
-	}
-	return strings.TrimSpace(string(out))
 }

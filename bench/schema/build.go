@@ -84,13 +84,13 @@ func (s *Set) Value(name, x string) (float64, bool) {
 // cell of the main metric that both have.
 func (s *Set) Compare(ours, peer string) {
 	for _, x := range s.Cells {
-		op, pp := s.SeriesOf(ours, s.Metric.Name).Point(x), s.SeriesOf(peer, s.Metric.Name).Point(x)
-		if op == nil || pp == nil || op.Median <= 0 || pp.Median <= 0 {
+		o, ok := s.Value(ours, x)
+		p, okp := s.Value(peer, x)
+		if !ok || !okp || o <= 0 || p <= 0 {
 			continue
 		}
-		c := Comparison{X: x, Ours: ours, Peer: peer, OursMedian: op.Median, PeerMedian: pp.Median,
-			Ratio: s.advantage(op.Median, pp.Median)}
-		c.Low, c.High = c.Ratio, c.Ratio
+		r := s.advantage(o, p)
+		c := Comparison{X: x, Ours: ours, Peer: peer, OursMedian: o, PeerMedian: p, Ratio: r, Low: r, High: r}
 		if paired := s.Paired(ours, peer, x); len(paired) > 0 {
 			c.Low, c.High = slices.Min(paired), slices.Max(paired)
 		}

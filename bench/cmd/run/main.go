@@ -123,10 +123,9 @@ func run() error {
 	return nil
 }
 
-// abs makes path absolute, relative to the working directory.
+// abs makes path absolute, relative to the working directory (which run
+// has read already, so that filepath.Abs cannot fail).
 func abs(path string) string {
-	if a, err := filepath.Abs(path); err == nil {
-		return a
-	}
-	return path
+	a, _ := filepath.Abs(path)
+	return a
 }
