@@ -10,7 +10,8 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
 )
 
-// Files written under the output directory.
+// Files written under the output directory (report.HTML shows the charts
+// from ChartsDir).
 const (
 	JSONFile  = "benchmarks.json"
 	HTMLFile  = "index.html"
@@ -30,7 +31,6 @@ func Write(d *schema.Doc, dir string) error {
 	if err := os.WriteFile(filepath.Join(dir, JSONFile), b, 0o644); err != nil {
 		return err
 	}
-	charts := map[string]string{}
 	for i := range d.Sets {
 		s := &d.Sets[i]
 		if s.Status != schema.Measured {
@@ -40,13 +40,11 @@ func Write(d *schema.Doc, dir string) error {
 		if err != nil {
 			return fmt.Errorf("chart of %s: %w", s.ID, err)
 		}
-		rel := ChartsDir + "/" + s.ID + ".png"
-		if err := os.WriteFile(filepath.Join(dir, rel), png, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, ChartsDir, s.ID+".png"), png, 0o644); err != nil {
 			return err
 		}
-		charts[s.ID] = rel
 	}
-	page, err := report.HTML(d, charts)
+	page, err := report.HTML(d)
 	if err != nil {
 		return err
 	}

@@ -8,11 +8,11 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
 )
 
-// HTML renders the page for d; charts maps set ids to chart paths relative
-// to the page.
-func HTML(d *schema.Doc, charts map[string]string) ([]byte, error) {
+// HTML renders the page for d, which shows the chart of each measured set
+// from charts/<id>.png beside the page.
+func HTML(d *schema.Doc) ([]byte, error) {
 	var buf bytes.Buffer
-	err := pageTemplate.Execute(&buf, map[string]any{"Doc": d, "Charts": charts, "Goals": GoalsTable(d, true)})
+	err := pageTemplate.Execute(&buf, map[string]any{"Doc": d, "Goals": GoalsTable(d, true)})
 	return buf.Bytes(), err
 }
 

@@ -89,7 +89,7 @@ func TestReplaceBlockKeepsEverythingOutsideTheMarkers(t *testing.T) {
 }
 
 func TestHTMLShowsChartsTablesAndGoals(t *testing.T) {
-	page, err := HTML(sample(), map[string]string{"ws": "charts/ws.png"})
+	page, err := HTML(sample())
 	if err != nil {
 		t.Fatal(err)
 	}
