@@ -59,7 +59,11 @@ func UpdateReadme(d *schema.Doc, file string, check bool) error {
 	if err != nil {
 		return err
 	}
-	out, err := report.ReplaceBlock(string(b), report.ReadmeBlock(d))
+	block, err := report.ReadmeBlock(d)
+	if err != nil {
+		return err
+	}
+	out, err := report.ReplaceBlock(string(b), block)
 	switch {
 	case err != nil:
 		return err

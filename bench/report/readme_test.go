@@ -24,7 +24,10 @@ func TestReadmeBlockIsGeneratedFromTheJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := ReadmeBlock(d)
+	want, err := ReadmeBlock(d)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if got, err := ReplaceBlock(string(readme), want); err != nil || got != string(readme) {
 		t.Errorf("README.md's block between %s and %s differs from what bench/results/benchmarks.json generates (%v); "+
 			"run `cd bench && go run ./cmd/run -readmetable`.\n--- generated\n%s", StartMarker, EndMarker, err, want)

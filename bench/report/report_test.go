@@ -57,7 +57,10 @@ func TestMainTablePutsRatiosNextToPeers(t *testing.T) {
 }
 
 func TestReadmeBlockHasHeaderGoalsAndEverySet(t *testing.T) {
-	block := ReadmeBlock(sample())
+	block, err := ReadmeBlock(sample())
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, want := range []string{
 		"Measured by `bench/run` on 2026-01-02: Xeon, 2 CPUs, go1.26.8, Caddy v2.11.9 (bin/caddy built unknown), commit abc; load average 0.50/1.00/1.50 before the run and 2.00/1.00/1.00 after; CPU steal 25%; 8 min 12 s in all.",
 		"| ≥500k calls per second | #4 | 800k calls/s | met | 40% |",
