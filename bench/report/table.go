@@ -26,11 +26,10 @@ func SecondaryTables(s *schema.Set) []Table {
 	var out []Table
 	seen := map[string]bool{s.Metric.Name: true}
 	for _, r := range s.Series {
-		if seen[r.Metric] {
-			continue
+		if !seen[r.Metric] {
+			seen[r.Metric] = true
+			out = append(out, metricTable(s, r.Metric, r.Unit, false, true))
 		}
-		seen[r.Metric] = true
-		out = append(out, metricTable(s, r.Metric, r.Unit, false, true))
 	}
 	return out
 }
@@ -38,17 +37,14 @@ func SecondaryTables(s *schema.Set) []Table {
 // metricTable builds the table of one metric, with each peer's ratio to
 // ours when ratios is set and each median's range when ranges is.
 func metricTable(s *schema.Set, metric, unit string, ratios, ranges bool) Table {
+	t := Table{Caption: unit, Head: []string{s.XLabel}}
 	var cols []*schema.Series
-	for i := range s.Series {
-		if s.Series[i].Metric == metric {
-			cols = append(cols, &s.Series[i])
+	for i, r := range s.Series {
+		if r.Metric == metric {
+			cols, t.Head = append(cols, &s.Series[i]), append(t.Head, r.Label)
 		}
 	}
-	t := Table{Caption: unit, Head: []string{s.XLabel}}
 	ours := s.Ours()
-	for _, r := range cols {
-		t.Head = append(t.Head, r.Label)
-	}
 	if ratios {
 		t.Caption += "; median of the runs, and in parentheses how many times better ours is than that column" +
 			" (against a ceiling, also the lowest and highest ratio of the runs paired in order)"
