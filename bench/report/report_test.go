@@ -35,9 +35,9 @@ func sample() *schema.Doc {
 		Sets: []schema.Set{s, {ID: "browser", Group: "browser", Title: "Browser", Status: schema.NotMeasured, Note: "not yet measured"}}}
 }
 
-func TestMainTablePutsRatiosNextToPeers(t *testing.T) {
+func TestTablesPutRatiosNextToPeers(t *testing.T) {
 	d := sample()
-	got := MainTable(&d.Sets[0], false).Markdown()
+	got := Tables(&d.Sets[0], false)[0].Markdown()
 	for _, want := range []string{
 		"| conns | ours | go-ethereum |\n| --- | ---: | ---: |\n",
 		"| 1 conn | 450k | 40k (11.2x) |\n",
@@ -47,10 +47,10 @@ func TestMainTablePutsRatiosNextToPeers(t *testing.T) {
 			t.Errorf("missing %q in\n%s", want, got)
 		}
 	}
-	if ranged := MainTable(&d.Sets[0], true).Rows[0][1]; ranged != "450k [400k–500k]" {
+	if ranged := Tables(&d.Sets[0], true)[0].Rows[0][1]; ranged != "450k [400k–500k]" {
 		t.Errorf("with ranges: %q", ranged)
 	}
-	sec := SecondaryTables(&d.Sets[0])
+	sec := Tables(&d.Sets[0], false)[1:]
 	if len(sec) != 1 || sec[0].Caption != "p99 | ms" || sec[0].Rows[0][1] != "2 [1–3]" {
 		t.Errorf("secondary: %+v", sec)
 	}

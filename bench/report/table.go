@@ -15,20 +15,17 @@ type Table struct {
 	Rows    [][]string
 }
 
-// MainTable is the set's main metric: a row per cell, a column per series,
-// each peer's figure followed by how many times better ours is.
-func MainTable(s *schema.Set, ranges bool) Table {
-	return metricTable(s, s.Metric.Name, s.Metric.Unit, true, ranges)
-}
-
-// SecondaryTables are the set's other metrics, one table each.
-func SecondaryTables(s *schema.Set) []Table {
+// Tables are the set's tables, one per metric, the main one first: a row
+// per cell and a column per series. On the main metric each peer's figure
+// is followed by how many times better ours is, and a median by its range
+// only with ranges; on the others, a median always has its range.
+func Tables(s *schema.Set, ranges bool) []Table {
 	var out []Table
-	seen := map[string]bool{s.Metric.Name: true}
-	for _, r := range s.Series {
-		if !seen[r.Metric] {
+	seen := map[string]bool{}
+	for _, r := range append([]schema.Series{{Metric: s.Metric.Name, Unit: s.Metric.Unit}}, s.Series...) {
+		if main := r.Metric == s.Metric.Name; !seen[r.Metric] {
 			seen[r.Metric] = true
-			out = append(out, metricTable(s, r.Metric, r.Unit, false, true))
+			out = append(out, metricTable(s, r.Metric, r.Unit, main, ranges || !main))
 		}
 	}
 	return out

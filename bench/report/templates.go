@@ -35,8 +35,7 @@ var templates embed.FS
 // funcs are the functions both templates call.
 var funcs = map[string]any{
 	"load": load, "day": day, "duration": duration, "steal": Steal, "status": statusLine, "goals": GoalsTable,
-	"main":      func(s schema.Set, ranges bool) Table { return MainTable(&s, ranges) },
-	"secondary": func(s schema.Set) []Table { return SecondaryTables(&s) },
+	"tables": func(s schema.Set, ranges bool) []Table { return Tables(&s, ranges) },
 }
 
 var (
