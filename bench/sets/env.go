@@ -1,14 +1,14 @@
 package sets
 
 import (
-	"context"
 	"fmt"
 	"time"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/caddyproc"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/childserve"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/progress"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 )
 
 // Env is what the sets share during a run.
@@ -121,27 +121,6 @@ func (e *Env) step(label string, work int, measure func() error) error {
 	return nil
 }
 
-// children starts the child servers impls (package childserve) in order;
-// when one fails, it stops those started.
-func children(ctx context.Context, impls ...string) ([]*childserve.Server, error) {
-	var out []*childserve.Server
-	for _, impl := range impls {
-		s, err := childserve.Start(ctx, impl)
-		if err != nil {
-			stopAll(out)
-			return nil, fmt.Errorf("starting %s: %w", impl, err)
-		}
-		out = append(out, s)
-	}
-	return out, nil
-}
-
-func stopAll(servers []*childserve.Server) {
-	for _, s := range servers {
-		s.Stop()
-	}
-}
-
 // millis are ts in milliseconds.
 func millis(ts []time.Duration) []float64 {
 	out := make([]float64, len(ts))
@@ -155,13 +134,9 @@ func millis(ts []time.Duration) []float64 {
 func ms(d time.Duration) int { return int(d / time.Millisecond) }
 
 // thousands formats n with commas: 10,000.
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
+func thousands(n int) string { return english.Sprint(n) }
+
+var english = message.NewPrinter(language.English)
 
 // Count returns "1 run" or "5 runs", with commas from 1,000 on.
 func Count(n int, one, many string) string {

@@ -36,14 +36,14 @@ func inCases() []inCase {
 	)
 }
 
-// inLabels are the legend texts of the implementations.
-var inLabels = map[string]string{
-	"ours":        "ours (rpccore)",
-	"ours_traced": "ours, a span per call (OpenTelemetry SDK, spans dropped)",
-	"geth":        "go-ethereum rpc",
-	"jrpc2":       "jrpc2",
-	"stdjson":     "encoding/json dispatcher",
-	"goccy":       "goccy/go-json dispatcher",
+// inSeries are the legend texts and roles of the implementations.
+var inSeries = map[string]struct{ label, role string }{
+	"ours":        {"ours (rpccore)", schema.Ours},
+	"ours_traced": {"ours, a span per call (OpenTelemetry SDK, spans dropped)", schema.Baseline},
+	"geth":        {"go-ethereum rpc", schema.Peer},
+	"jrpc2":       {"jrpc2", schema.Peer},
+	"stdjson":     {"encoding/json dispatcher", schema.Peer},
+	"goccy":       {"goccy/go-json dispatcher", schema.Peer},
 }
 
 // InProcess measures every implementation on every case: a warm-up pass
@@ -66,21 +66,12 @@ func InProcess(ctx context.Context, e *Env) schema.Set {
 		s.Cells = append(s.Cells, c.x)
 	}
 	for _, impl := range impls {
-		role := schema.Peer
-		switch impl.Name {
-		case "ours":
-			role = schema.Ours
-		case "ours_traced":
-			role = schema.Baseline
-		}
 		if err := inprocess.Verify(impl); err != nil {
 			return failed(s, err)
 		}
-		label := inLabels[impl.Name]
-		s.Series = append(s.Series,
-			series(impl.Name, label, role, "ns_per_call", "ns per call"),
-			series(impl.Name, label, role, "bytes_per_call", "bytes allocated per call"),
-			series(impl.Name, label, role, "allocs_per_call", "allocations per call"))
+		t := target{name: impl.Name, label: inSeries[impl.Name].label, role: inSeries[impl.Name].role}
+		s.Series = append(s.Series, t.series("ns_per_call", "ns per call"),
+			t.series("bytes_per_call", "bytes allocated per call"), t.series("allocs_per_call", "allocations per call"))
 	}
 	runs := collector{}
 	for pass := range 1 + e.Profile.Runs {

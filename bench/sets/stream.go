@@ -43,15 +43,28 @@ func NewStream(ctx context.Context, e *Env) (*Stream, error) {
 	if err := e.Caddy.ServesWebSocket(ctx); err != nil {
 		return nil, fmt.Errorf("the WebSocket reference: %w", err)
 	}
-	all, err := children(ctx, "ipc", "grpc", "bare")
-	if err != nil {
-		return nil, fmt.Errorf("stream: %w", err)
+	st := &Stream{caddy: e.Caddy}
+	for _, c := range []struct {
+		impl string
+		s    **childserve.Server
+	}{{"ipc", &st.geth}, {"grpc", &st.rpc}, {"bare", &st.bare}} {
+		var err error
+		if *c.s, err = childserve.Start(ctx, c.impl); err != nil {
+			st.Close()
+			return nil, fmt.Errorf("stream: starting %s: %w", c.impl, err)
+		}
 	}
-	return &Stream{caddy: e.Caddy, geth: all[0], rpc: all[1], bare: all[2]}, nil
+	return st, nil
 }
 
-// Close stops the child servers.
-func (st *Stream) Close() { stopAll([]*childserve.Server{st.geth, st.rpc, st.bare}) }
+// Close stops the child servers started.
+func (st *Stream) Close() {
+	for _, s := range []*childserve.Server{st.geth, st.rpc, st.bare} {
+		if s != nil {
+			s.Stop()
+		}
+	}
+}
 
 // streamMain is the cell the goals of the stream sets read: 4
 // connections, 256 calls in flight on each.
