@@ -85,7 +85,8 @@ func (t target) series(metric, unit string) schema.Series {
 // target in turn, so that every target meets the same phases of a shared
 // machine and none is timed only right after a particular neighbour; with
 // rotate, the order turns by one target each round. Each step shows on the
-// bar. Then every series of s gets its points.
+// bar, and an error says which step failed. Then every series of s gets its
+// points.
 func (e *Env) turns(s *schema.Set, rounds int, rotate bool, targets []target) error {
 	runs := collector{}
 	for i, x := range s.Cells {
@@ -96,28 +97,16 @@ func (e *Env) turns(s *schema.Set, rounds int, rotate bool, targets []target) er
 					t = targets[(k+r)%len(targets)]
 				}
 				label := fmt.Sprintf("%s %d/%d: %s, %s", s.ID, r+1, rounds, x, t.name)
-				err := e.step(label, t.work(i), func() error {
-					return t.measure(i, func(metric string, v ...float64) { runs.add(t.name, metric, x, v...) })
-				})
+				e.Bar.Start(label)
+				err := t.measure(i, func(metric string, v ...float64) { runs.add(t.name, metric, x, v...) })
+				e.Bar.Done(t.work(i))
 				if err != nil {
-					return err
+					return fmt.Errorf("%s: %w", label, err)
 				}
 			}
 		}
 	}
 	runs.fill(s)
-	return nil
-}
-
-// step shows label on the bar while measure runs, then counts work done;
-// an error says which step failed.
-func (e *Env) step(label string, work int, measure func() error) error {
-	e.Bar.Start(label)
-	err := measure()
-	e.Bar.Done(work)
-	if err != nil {
-		return fmt.Errorf("%s: %w", label, err)
-	}
 	return nil
 }
 

@@ -100,14 +100,11 @@ func goalList(p Profile) []goal {
 				x := broadcastX(1000)
 				v, ok1 := s.Value("ours", x)
 				w, ok2 := s.Value("writes", x)
-				g, _ := s.Value("geth", x)
-				f, _ := s.Value("fanout", x)
-				fp, _ := s.Value("fanout_parallel", x)
-				wr, _ := s.Value("writes_read", x)
+				fp := value(s, "fanout_parallel", x)
 				return v / w, fmt.Sprintf("ours %.2f ms, the write system calls alone %.2f ms (medians); go-ethereum %.2f ms; "+
 					"bare fan-out with no JSON-RPC %.2f ms, over wsconn from one goroutine per processor %.2f ms (the "+
 					"floor: %.2fx the writes alone, ours %.2fx of it); writes and reads in one process %.2f ms",
-					v, w, g, f, fp, fp/w, v/fp, wr), ok1 && ok2
+					v, w, value(s, "geth", x), value(s, "fanout", x), fp, fp/w, v/fp, value(s, "writes_read", x)), ok1 && ok2
 			}},
 		{id: "ws_broadcast_vs_geth", issue: 11, set: "ws_broadcast", unit: "x", target: 2,
 			text:    "broadcast to 1,000 subscribers ≥2x faster than go-ethereum",
@@ -185,9 +182,7 @@ func clientAllocGoal(s *schema.Set) (float64, string, bool) {
 // the cores kept busy, and the figures with history.
 func nodesGoal(s *schema.Set) (float64, string, bool) {
 	v, ok := s.Value("ours", nodesNoHistory)
-	one, _ := s.Value("one_node", nodesNoHistory)
-	h, _ := s.Value("ours", nodesHistory)
-	oneH, _ := s.Value("one_node", nodesHistory)
+	one := value(s, "one_node", nodesNoHistory)
 	busy := func(name, metric string) float64 {
 		if p := s.SeriesOf(name, metric).Point(nodesNoHistory); p != nil {
 			return p.Median
@@ -197,7 +192,15 @@ func nodesGoal(s *schema.Set) (float64, string, bool) {
 	return v, fmt.Sprintf("%s, medians: two nodes over NATS %s (cores busy: %.2f in the servers, %.2f in the harness), "+
 		"one node with the local hub %s in the same run (%.2f and %.2f), the two nodes %.2fx of it; %s: two nodes %s, "+
 		"one node %s", nodesNoHistory, rate(v), busy("ours", nodesServerCPU), busy("ours", nodesClientCPU), rate(one),
-		busy("one_node", nodesServerCPU), busy("one_node", nodesClientCPU), v/one, nodesHistory, rate(h), rate(oneH)), ok
+		busy("one_node", nodesServerCPU), busy("one_node", nodesClientCPU), v/one, nodesHistory,
+		rate(value(s, "ours", nodesHistory)), rate(value(s, "one_node", nodesHistory))), ok
+}
+
+// value is the median of series name on cell x of s's main metric, 0 when
+// s has none.
+func value(s *schema.Set, name, x string) float64 {
+	v, _ := s.Value(name, x)
+	return v
 }
 
 // oursOn reads ours on cell x, or on the set's first cell when x is "".
@@ -227,8 +230,7 @@ func cellRatio(a, b, format string) reading {
 func floorGoal(floor, x, what string) reading {
 	return func(s *schema.Set) (float64, string, bool) {
 		v, ok := s.Value("ours", x)
-		f, _ := s.Value(floor, x)
-		return v, fmt.Sprintf("%s, median: %s; %s: %s in the same run", x, rate(v), what, rate(f)), ok
+		return v, fmt.Sprintf("%s, median: %s; %s: %s in the same run", x, rate(v), what, rate(value(s, floor, x))), ok
 	}
 }
 

@@ -77,12 +77,7 @@ func Nodes(ctx context.Context, e *Env) schema.Set {
 	defer servers.stop()
 	e.Bar.Done(nodesStartWork)
 
-	path := func(hub, cell string) string {
-		if cell == nodesHistory {
-			return "/" + hub + "-history"
-		}
-		return "/" + hub
-	}
+	suffix := map[string]string{nodesNoHistory: "", nodesHistory: "-history"}
 	clocks := map[string]func() (time.Duration, error){nodesClientCPU: serverproc.SelfCPU, nodesServerCPU: servers.cpu}
 	delivery := func(urls func(x string) (subs, pubs []string)) func(int, func(string, ...float64)) error {
 		return func(i int, add func(string, ...float64)) error {
@@ -106,12 +101,12 @@ func Nodes(ctx context.Context, e *Env) schema.Set {
 	two := target{name: "ours", role: schema.Ours,
 		label: fmt.Sprintf("two nodes, NATS hub, %s subscribers on each", thousands(n/2)), work: fixed(nodesStepWork(p)),
 		measure: delivery(func(x string) ([]string, []string) {
-			u := []string{nodes[0] + path("nats", x), nodes[1] + path("nats", x)}
+			u := []string{nodes[0] + "/nats" + suffix[x], nodes[1] + "/nats" + suffix[x]}
 			return u, u
 		})}
 	one := target{name: "one_node", role: schema.Baseline, label: "one node, local hub",
 		work: fixed(nodesStepWork(p)), measure: delivery(func(x string) ([]string, []string) {
-			u := nodes[0] + path("local", x)
+			u := nodes[0] + "/local" + suffix[x]
 			return []string{u}, []string{u, u}
 		})}
 	for _, m := range []struct{ name, unit string }{
