@@ -102,13 +102,13 @@ func Work(group string, p Profile) int {
 	case "http":
 		return len(httpCells(p)) * len(httpTargets()) * (ms(p.HTTPWarmup) + 2*p.HTTPRounds*httpSliceWork(p))
 	case "websocket":
-		w := len(pipeCells(p))*2*pipeStepWork(p) + p.Runs*2*memoryStepWork(p)
+		w := len(pipeCells(p))*2*pipeWork(p, 1) + p.Runs*2*memoryStepWork(p)
 		for _, n := range p.BroadcastSizes {
 			w += rounds * (4*broadcastStepWork(p, n) + 2*writesStepWork(p, n))
 		}
 		return w
 	case "stream":
-		return (len(p.StreamCells)*5+3+3+3)*p.Runs*streamRunWork(p) + p.Runs*2*memoryStepWork(p)
+		return (len(p.StreamCells)*5+3+3)*p.Runs*pipeWork(p, p.Runs) + 3*pipeWork(p, 1) + p.Runs*2*memoryStepWork(p)
 	case "client":
 		w := 0
 		for _, r := range clientSeries {
@@ -122,19 +122,18 @@ func Work(group string, p Profile) int {
 }
 
 // The estimated milliseconds of one step: an in-process measurement of d;
-// an HTTP slice; a WebSocket pipelined cell; a memory run (starting a server,
-// opening the connections, letting them settle); a session of a pipelined
-// stream cell; a WebSocket server's broadcast session of n subscribers
-// (dialling, subscribing, the session's messages to every subscriber) and
-// one of the harness's own writes; a run of one client on one cell; and
-// one series of one cell of the nodes set (dialling and subscribing, the
-// probes, the timed messages, the stream and its last messages), after
-// starting its servers.
+// an HTTP slice; a memory run (starting a server, opening the connections,
+// letting them settle); a session of a pipelined cell, one of n that share
+// the profile's windows; a WebSocket server's broadcast session of n
+// subscribers (dialling, subscribing, the session's messages to every
+// subscriber) and one of the harness's own writes; a run of one client on
+// one cell; and one series of one cell of the nodes set (dialling and
+// subscribing, the probes, the timed messages, the stream and its last
+// messages), after starting its servers.
 func inStepWork(d time.Duration) int { return ms(d) + 20 }
 func httpSliceWork(p Profile) int    { return ms(p.HTTPSlice) + 20 }
-func pipeStepWork(p Profile) int     { return ms(p.WSWarmup) + p.Runs*ms(p.WSWindow) + 50 }
 func memoryStepWork(p Profile) int   { return 400 + p.IdleConns/3 + ms(p.IdleSettle)*3/2 }
-func streamRunWork(p Profile) int    { return ms(p.WSWarmup) + ms(p.WSWindow) + 60 }
+func pipeWork(p Profile, n int) int  { return ms(p.WSWarmup) + p.Runs/n*ms(p.WSWindow) + 50 }
 
 func broadcastStepWork(p Profile, n int) int {
 	_, warmup, runs := broadcastShares(p)

@@ -92,24 +92,20 @@ func streamTarget(name, label, role, network, addr string, reqs [][]byte, expect
 	return pipeTo(name, label, role, streamload.Dialer(network, addr), reqs, expect)
 }
 
-// windows is the timing of every stream cell.
-func windows(p Profile) pipeline.Windows {
-	return pipeline.Windows{Warmup: p.WSWarmup, Length: p.WSWindow, Count: p.Runs}
-}
-
 // measurePipes measures every target on cells (named as the cells of s, or
 // by their own names when s has none) in sessions sessions each (turns),
-// each session timed by w on fresh connections, an estimated work of work,
-// and compares the first target with the others.
+// each on fresh connections and timed by its share of the profile's
+// windows, and compares the first target with the others.
 func measurePipes(ctx context.Context, e *Env, s schema.Set, cells []pipeCell, targets []pipeTarget,
-	sessions int, w pipeline.Windows, work int) schema.Set {
+	sessions int) schema.Set {
 	if len(s.Cells) == 0 {
 		s.Cells = cellNames(cells)
 	}
+	w := pipeline.Windows{Warmup: e.Profile.WSWarmup, Length: e.Profile.WSWindow, Count: e.Profile.Runs / sessions}
 	var turns []target
 	for _, t := range targets {
 		s.Series = append(s.Series, series(t.name, t.label, t.role, s.Metric.Name, s.Metric.Unit))
-		turns = append(turns, target{name: t.name, work: fixed(work),
+		turns = append(turns, target{name: t.name, work: fixed(pipeWork(e.Profile, sessions)),
 			measure: func(i int, add func(string, ...float64)) error {
 				rates, err := t.run(ctx, cells[i], w)
 				add(s.Metric.Name, rates...)
@@ -123,13 +119,6 @@ func measurePipes(ctx context.Context, e *Env, s schema.Set, cells []pipeCell, t
 		s.Compare(targets[0].name, t.name)
 	}
 	return s
-}
-
-// measureSessions is measurePipes with Runs sessions of one window each.
-func measureSessions(ctx context.Context, e *Env, s schema.Set, cells []pipeCell, targets []pipeTarget) schema.Set {
-	one := windows(e.Profile)
-	one.Count = 1
-	return measurePipes(ctx, e, s, cells, targets, e.Profile.Runs, one, streamRunWork(e.Profile))
 }
 
 // Pipelined measures the five requests cycled over TCP and the unix
@@ -150,7 +139,7 @@ func (st *Stream) Pipelined(ctx context.Context, e *Env) schema.Set {
 		streamTarget("geth", "go-ethereum IPC (unix socket)", schema.Peer, st.geth.Network, st.geth.Addr, gethReqs, gethExpect),
 		streamTarget("bare", "bare server, no JSON-RPC (TCP)", schema.Ceiling, st.bare.Network, st.bare.Addr, reqs, expect),
 	}
-	return measureSessions(ctx, e, s, e.Profile.StreamCells, targets)
+	return measurePipes(ctx, e, s, e.Profile.StreamCells, targets, e.Profile.Runs)
 }
 
 // delayRequests are delay(0) calls as method names them, ids 1 to 5, and
@@ -182,7 +171,7 @@ func (st *Stream) Blocking(ctx context.Context, e *Env) schema.Set {
 		streamTarget("geth", "go-ethereum IPC, bench_sleep(0)", schema.Peer, st.geth.Network, st.geth.Addr, gethReqs, gethExpect),
 		streamTarget("ours_five", "ours, the five requests (not blocking)", schema.Baseline, "tcp", st.caddy.TCP, fiveReqs, fiveExpect),
 	}
-	return measureSessions(ctx, e, s, []pipeCell{streamMain}, targets)
+	return measurePipes(ctx, e, s, []pipeCell{streamMain}, targets, e.Profile.Runs)
 }
 
 // GRPC measures ours over TCP against gRPC-Go, unary and streamed.
@@ -206,7 +195,7 @@ func (st *Stream) GRPC(ctx context.Context, e *Env) schema.Set {
 		grpcTarget("grpc_unary", "gRPC-Go, unary calls", false),
 		grpcTarget("grpc_stream", "gRPC-Go, one stream per connection", true),
 	}
-	return measureSessions(ctx, e, s, []pipeCell{streamMain}, targets)
+	return measurePipes(ctx, e, s, []pipeCell{streamMain}, targets, e.Profile.Runs)
 }
 
 // grpcVersion is the gRPC-Go measured, as bench/go.mod requires it.
@@ -235,7 +224,8 @@ func (st *Stream) Streaming(ctx context.Context, e *Env) schema.Set {
 	}
 	cfg := streamload.FloodConfig{
 		Subscribe:    callRequest("demo_subscribe", `["flood",`+strconv.Itoa(demo.MaxFlood)+`]`, 1),
-		Notification: "demo_subscription", Windows: windows(e.Profile),
+		Notification: "demo_subscription",
+		Windows:      pipeline.Windows{Warmup: e.Profile.WSWarmup, Length: e.Profile.WSWindow, Count: e.Profile.Runs},
 	}
 	flood := func(name, label, role string, run func() ([]float64, error)) pipeTarget {
 		return pipeTarget{name: name, label: label, role: role,
@@ -252,5 +242,5 @@ func (st *Stream) Streaming(ctx context.Context, e *Env) schema.Set {
 			return streamload.Flood(ctx, st.bare.Network, st.bare.Addr, cfg)
 		}),
 	}
-	return measurePipes(ctx, e, s, []pipeCell{{1, 1}}, targets, 1, cfg.Windows, e.Profile.Runs*streamRunWork(e.Profile))
+	return measurePipes(ctx, e, s, []pipeCell{{1, 1}}, targets, 1)
 }

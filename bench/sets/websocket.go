@@ -167,7 +167,7 @@ func (ws *WebSocket) Pipelined(ctx context.Context, e *Env) schema.Set {
 		reqs, expect := wsload.Workload(impl.rename)
 		targets = append(targets, pipeTo(impl.name, impl.label, impl.role, ws.shared[impl.name].dial, reqs, expect))
 	}
-	return measurePipes(ctx, e, s, pipeCells(e.Profile), targets, 1, windows(e.Profile), pipeStepWork(e.Profile))
+	return measurePipes(ctx, e, s, pipeCells(e.Profile), targets, 1)
 }
 
 func broadcastX(n int) string { return Count(n, "subscriber", "subscribers") }
