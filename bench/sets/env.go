@@ -30,6 +30,13 @@ type Env struct {
 	OpenFiles uint64
 }
 
+// newSet is a set to measure: what its harness and note say, its main
+// metric, and the label of its cells.
+func newSet(id, group, title, harness, note string, metric schema.Metric, xLabel string) schema.Set {
+	return schema.Set{ID: id, Group: group, Status: schema.Measured, Title: title, Harness: harness, Note: note,
+		Metric: metric, XLabel: xLabel}
+}
+
 // failed returns s marked Failed because of err.
 func failed(s schema.Set, err error) schema.Set {
 	s.Status = schema.Failed

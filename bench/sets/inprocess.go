@@ -52,16 +52,12 @@ var inSeries = map[string]struct{ label, role string }{
 func InProcess(ctx context.Context, e *Env) schema.Set {
 	impls := inprocess.All()
 	cases := inCases()
-	s := schema.Set{
-		ID: "inprocess", Group: "inprocess", Status: schema.Measured,
-		Title: "In process: the five requests, ns per call",
-		Harness: "every implementation called in this process with the raw request bytes (go-ethereum through its " +
+	s := newSet("inprocess", "inprocess", "In process: the five requests, ns per call",
+		"every implementation called in this process with the raw request bytes (go-ethereum through its "+
 			"ServeHTTP with an in-memory POST, jrpc2 over its channel.Direct); one caller per goroutine",
-		Note: "ns per call is wall time divided by the calls of all goroutines; a batch's figures are divided by " +
+		"ns per call is wall time divided by the calls of all goroutines; a batch's figures are divided by "+
 			"its 100 calls; bytes and allocations count the whole process during the run, as testing.B does",
-		Metric: schema.Metric{Name: "ns_per_call", Unit: "ns per call", Better: schema.Lower, Log: true},
-		XLabel: "request",
-	}
+		schema.Metric{Name: "ns_per_call", Unit: "ns per call", Better: schema.Lower, Log: true}, "request")
 	for _, c := range cases {
 		s.Cells = append(s.Cells, c.x)
 	}

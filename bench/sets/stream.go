@@ -208,20 +208,15 @@ const floodX = "1 subscription, 1 client"
 // one client that checks every notification, over TCP and WebSocket,
 // against the bare server writing pre-encoded notifications.
 func (st *Stream) Streaming(ctx context.Context, e *Env) schema.Set {
-	s := schema.Set{
-		ID: "stream_flood", Group: "stream", Status: schema.Measured,
-		Title:   "Streaming: notifications per second from one subscription to one client",
-		Harness: streamHarness,
-		Note: "the client subscribes to demo_subscribe(\"flood\", " + strconv.Itoa(demo.MaxFlood) + "), which sends " +
-			"1, 2, 3, ... as fast as the connection takes them, waiting for room in the send queue rather than " +
-			"dropping; the client reads every notification, checks its envelope and subscription id, and that its " +
-			"number is the one after the last (no gap, no repeat). The bare server answers the subscribe, then " +
-			"writes the same notifications pre-encoded, as fast as the connection takes them, with no JSON-RPC: " +
+	s := newSet("stream_flood", "stream", "Streaming: notifications per second from one subscription to one client",
+		streamHarness, "the client subscribes to demo_subscribe(\"flood\", "+strconv.Itoa(demo.MaxFlood)+"), which sends "+
+			"1, 2, 3, ... as fast as the connection takes them, waiting for room in the send queue rather than "+
+			"dropping; the client reads every notification, checks its envelope and subscription id, and that its "+
+			"number is the one after the last (no gap, no repeat). The bare server answers the subscribe, then "+
+			"writes the same notifications pre-encoded, as fast as the connection takes them, with no JSON-RPC: "+
 			"the floor of the client and the loopback on the same cores",
-		Metric: schema.Metric{Name: "items_per_s", Unit: "notifications per second", Better: schema.Higher},
-		XLabel: "subscriptions",
-		Cells:  []string{floodX},
-	}
+		schema.Metric{Name: "items_per_s", Unit: "notifications per second", Better: schema.Higher}, "subscriptions")
+	s.Cells = []string{floodX}
 	cfg := streamload.FloodConfig{
 		Subscribe:    callRequest("demo_subscribe", `["flood",`+strconv.Itoa(demo.MaxFlood)+`]`, 1),
 		Notification: "demo_subscription",

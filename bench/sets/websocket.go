@@ -151,9 +151,9 @@ const pipelined = "each connection keeps its number of calls in flight: a call i
 
 // pipeSet is a set of calls per second by connections × calls in flight.
 func pipeSet(id, group, title, harness, note string) schema.Set {
-	return schema.Set{ID: id, Group: group, Status: schema.Measured, Title: title, Harness: harness, Note: note,
-		Metric: schema.Metric{Name: "rpc_per_s", Unit: "calls per second", Better: schema.Higher, Log: true},
-		XLabel: "connections × calls in flight on each"}
+	return newSet(id, group, title, harness, note,
+		schema.Metric{Name: "rpc_per_s", Unit: "calls per second", Better: schema.Higher, Log: true},
+		"connections × calls in flight on each")
 }
 
 // Pipelined measures the five requests cycled over WebSocket with a fixed
@@ -185,29 +185,25 @@ func broadcastShares(p Profile) (rounds, warmup, runs int) {
 // last subscriber has it, the series taking turns round by round
 // (broadcastShares); the set's note says what each series is.
 func (ws *WebSocket) Broadcast(ctx context.Context, e *Env) schema.Set {
-	s := schema.Set{
-		ID: "ws_broadcast", Group: "websocket", Status: schema.Measured,
-		Title:   "WebSocket: broadcast, ms from publish until the last subscriber has the message",
-		Harness: ws.harness,
-		Note: "one connection per subscriber and one more that publishes; the clock starts before the publish call " +
-			"is written and stops when the last subscriber has read its notification; each timed message is a run. " +
-			"The series take turns: each round opens a session of every series in turn on fresh connections, " +
-			"publishes its warm-up and then its share of the timed messages, and closes it; the order turns by one " +
-			"series each round, so that every series meets the same phases of a shared machine. " +
-			"The bare fan-out is a server with no JSON-RPC at all that writes one pre-encoded notification to each " +
-			"connection in turn from the publisher's goroutine: it shows what delivery itself costs here, where " +
-			"every subscriber costs a write on the server and a read in the client, on the same two cores; the " +
-			"parallel bare fan-out shares those writes between one goroutine per processor, each writing its " +
-			"share of the subscribers over package wsconn (the framing and writes of ours), from a server " +
-			"process of its own as ours and go-ethereum are: the least a server can do for a delivery here. " +
-			"The write system calls alone are the harness writing a notification-sized message (100 bytes) to as " +
-			"many loopback TCP connections in turn, nobody reading: the least a write to each can cost here. " +
-			"Writes and reads are the same writes shared between one goroutine per processor, with a goroutine of " +
-			"the harness reading each connection, the clock stopping when the last has the message: the least a " +
+	s := newSet("ws_broadcast", "websocket", "WebSocket: broadcast, ms from publish until the last subscriber has the message",
+		ws.harness, "one connection per subscriber and one more that publishes; the clock starts before the publish call "+
+			"is written and stops when the last subscriber has read its notification; each timed message is a run. "+
+			"The series take turns: each round opens a session of every series in turn on fresh connections, "+
+			"publishes its warm-up and then its share of the timed messages, and closes it; the order turns by one "+
+			"series each round, so that every series meets the same phases of a shared machine. "+
+			"The bare fan-out is a server with no JSON-RPC at all that writes one pre-encoded notification to each "+
+			"connection in turn from the publisher's goroutine: it shows what delivery itself costs here, where "+
+			"every subscriber costs a write on the server and a read in the client, on the same two cores; the "+
+			"parallel bare fan-out shares those writes between one goroutine per processor, each writing its "+
+			"share of the subscribers over package wsconn (the framing and writes of ours), from a server "+
+			"process of its own as ours and go-ethereum are: the least a server can do for a delivery here. "+
+			"The write system calls alone are the harness writing a notification-sized message (100 bytes) to as "+
+			"many loopback TCP connections in turn, nobody reading: the least a write to each can cost here. "+
+			"Writes and reads are the same writes shared between one goroutine per processor, with a goroutine of "+
+			"the harness reading each connection, the clock stopping when the last has the message: the least a "+
 			"delivery to each subscriber can cost on these two cores, the readers' share included",
-		Metric: schema.Metric{Name: "ms", Unit: "ms until the last subscriber has it", Better: schema.Lower, Log: true},
-		XLabel: "subscribers",
-	}
+		schema.Metric{Name: "ms", Unit: "ms until the last subscriber has it", Better: schema.Lower, Log: true},
+		"subscribers")
 	rounds, warmup, timed := broadcastShares(e.Profile)
 	sizes := e.Profile.BroadcastSizes
 	for _, n := range sizes {
