@@ -20,15 +20,6 @@ func memoryX(n int) string { return Count(n, "idle connection", "idle connection
 // server before its memory is first read.
 const warmConns = 100
 
-// idleCount is how many idle connections a memory set opens: n, or fewer
-// under the open-files limit (0 for unknown), with a note saying so.
-func idleCount(n int, openFiles uint64) (int, string) {
-	if limit := int(openFiles) - 512; openFiles > 0 && n > limit {
-		return limit, fmt.Sprintf("; %d connections asked, %d open at most under the open-files limit %d", n, limit, openFiles)
-	}
-	return n, ""
-}
-
 // Memory measures the server memory per idle WebSocket connection of ours
 // and go-ethereum (memorySet).
 func (ws *WebSocket) Memory(ctx context.Context, e *Env) schema.Set {
@@ -61,9 +52,14 @@ func (st *Stream) Memory(ctx context.Context, e *Env) schema.Set {
 // memorySet measures s, over proto: each run starts a fresh server of
 // each implementation (servers says which, for the note) and measures its
 // KiB per idle connection and resident MiB (idleMemory), with IdleConns
-// connections or fewer under the open-files limit.
+// connections or fewer under the open-files limit (0 for unknown), the
+// note saying so.
 func memorySet(ctx context.Context, e *Env, s schema.Set, proto, servers string, impls []serverImpl) schema.Set {
-	n, limited := idleCount(e.Profile.IdleConns, e.OpenFiles)
+	n, limited := e.Profile.IdleConns, ""
+	if limit := int(e.OpenFiles) - 512; e.OpenFiles > 0 && n > limit {
+		n, limited = limit, fmt.Sprintf("; %d connections asked, %d open at most under the open-files limit %d",
+			n, limit, e.OpenFiles)
+	}
 	s.Status, s.Title = schema.Measured, proto+": server memory per idle connection, KiB"
 	s.Note = fmt.Sprintf("each run starts a fresh server%s, opens and closes %d connections, reads its resident "+
 		"memory (VmRSS in /proc), opens the connections (one add call on each, then idle), waits %v, reads it again: "+
