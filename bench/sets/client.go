@@ -16,10 +16,9 @@ type Clients struct {
 }
 
 // clientHarness says what serves the client set and what calls it.
-const clientHarness = "the server of every series: package wsconn serving rpccore with the demo service (the code " +
-	"behind the jsonrpc handler's WebSocket upgrade) in a child process of the harness, over ws:// on loopback. " +
-	"The clients run in the harness process, sharing the machine's cores with it: this module's rpcclient and " +
-	"go-ethereum's rpc.Client " + gethVersion + ", each dialled with its defaults"
+const clientHarness = "the server of every series: " + wsconnChild + ". The clients run in the harness process, " +
+	"sharing the machine's cores with it: this module's rpcclient and go-ethereum's rpc.Client " + gethVersion +
+	", each dialled with its defaults"
 
 // gethVersion is the go-ethereum measured, as bench/go.mod requires it.
 const gethVersion = "v1.17.10"

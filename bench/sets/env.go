@@ -1,14 +1,14 @@
 package sets
 
 import (
-	"context"
 	"fmt"
 	"time"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/caddyproc"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/childserve"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/progress"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 )
 
 // Env is what the sets share during a run.
@@ -28,6 +28,13 @@ type Env struct {
 	// OpenFiles is the limit on open files the harness runs under (0 for
 	// unknown); the memory sets open fewer connections under it.
 	OpenFiles uint64
+}
+
+// newSet is a set to measure: what its harness and note say, its main
+// metric, and the label of its cells.
+func newSet(id, group, title, harness, note string, metric schema.Metric, xLabel string) schema.Set {
+	return schema.Set{ID: id, Group: group, Status: schema.Measured, Title: title, Harness: harness, Note: note,
+		Metric: metric, XLabel: xLabel}
 }
 
 // failed returns s marked Failed because of err.
@@ -85,7 +92,8 @@ func (t target) series(metric, unit string) schema.Series {
 // target in turn, so that every target meets the same phases of a shared
 // machine and none is timed only right after a particular neighbour; with
 // rotate, the order turns by one target each round. Each step shows on the
-// bar. Then every series of s gets its points.
+// bar, and an error says which step failed. Then every series of s gets its
+// points.
 func (e *Env) turns(s *schema.Set, rounds int, rotate bool, targets []target) error {
 	runs := collector{}
 	for i, x := range s.Cells {
@@ -96,50 +104,17 @@ func (e *Env) turns(s *schema.Set, rounds int, rotate bool, targets []target) er
 					t = targets[(k+r)%len(targets)]
 				}
 				label := fmt.Sprintf("%s %d/%d: %s, %s", s.ID, r+1, rounds, x, t.name)
-				err := e.step(label, t.work(i), func() error {
-					return t.measure(i, func(metric string, v ...float64) { runs.add(t.name, metric, x, v...) })
-				})
+				e.Bar.Start(label)
+				err := t.measure(i, func(metric string, v ...float64) { runs.add(t.name, metric, x, v...) })
+				e.Bar.Done(t.work(i))
 				if err != nil {
-					return err
+					return fmt.Errorf("%s: %w", label, err)
 				}
 			}
 		}
 	}
 	runs.fill(s)
 	return nil
-}
-
-// step shows label on the bar while measure runs, then counts work done;
-// an error says which step failed.
-func (e *Env) step(label string, work int, measure func() error) error {
-	e.Bar.Start(label)
-	err := measure()
-	e.Bar.Done(work)
-	if err != nil {
-		return fmt.Errorf("%s: %w", label, err)
-	}
-	return nil
-}
-
-// children starts the child servers impls (package childserve) in order;
-// when one fails, it stops those started.
-func children(ctx context.Context, impls ...string) ([]*childserve.Server, error) {
-	var out []*childserve.Server
-	for _, impl := range impls {
-		s, err := childserve.Start(ctx, impl)
-		if err != nil {
-			stopAll(out)
-			return nil, fmt.Errorf("starting %s: %w", impl, err)
-		}
-		out = append(out, s)
-	}
-	return out, nil
-}
-
-func stopAll(servers []*childserve.Server) {
-	for _, s := range servers {
-		s.Stop()
-	}
 }
 
 // millis are ts in milliseconds.
@@ -155,13 +130,9 @@ func millis(ts []time.Duration) []float64 {
 func ms(d time.Duration) int { return int(d / time.Millisecond) }
 
 // thousands formats n with commas: 10,000.
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
+func thousands(n int) string { return english.Sprint(n) }
+
+var english = message.NewPrinter(language.English)
 
 // Count returns "1 run" or "5 runs", with commas from 1,000 on.
 func Count(n int, one, many string) string {

@@ -1,6 +1,7 @@
 package sets
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -10,14 +11,21 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
 )
 
-// goal is a target and how to read it from a document.
+// goal is a target and how to read it from a document: the comparison of
+// series ours ("ours" when unset) with peer on cell x, and with floor, the
+// series of the same run that bounds ours on this machine, named beside it;
+// without peer, ours on x (the threshold's cell when unset, else the set's
+// first cell), with floor and what it is named beside it; or measure.
 type goal struct {
-	id, set, text, unit string
-	metric, cell        string // a threshold on the set's main metric, on one cell or all
-	issue               int
-	target              float64
-	atMost              bool // met when measured ≤ target, else when ≥
-	measure             reading
+	id, set, text, unit  string
+	metric, cell         string // a threshold on the set's main metric, on one cell or all
+	issue                int
+	target               float64
+	atMost               bool // met when measured ≤ target, else when ≥
+	ours, peer, floor, x string
+	what                 string
+	medians              bool // a comparison says both medians rather than the ratios on the other cells
+	measure              reading
 }
 
 // reading reads a goal's figure from its set, and says where it comes from;
@@ -34,7 +42,7 @@ func Goals(d *schema.Doc, p Profile) []schema.Goal {
 		s := d.Find(g.set)
 		if s == nil || s.Status != schema.Measured {
 			r.Detail = "not measured"
-		} else if v, detail, ok := g.measure(s); !ok || math.IsNaN(v) || math.IsInf(v, 0) {
+		} else if v, detail, ok := g.read(s); !ok || math.IsNaN(v) || math.IsInf(v, 0) {
 			r.Detail = "not measured: " + detail
 		} else {
 			r.Measured, r.Detail = round(v), detail
@@ -59,15 +67,12 @@ func goalList(p Profile) []goal {
 	m := streamMain.x()
 	cm := clientMain.x()
 	return []goal{
-		{id: "inprocess_vs_geth", issue: 2, set: "inprocess", unit: "x", target: 100,
-			text:    "≥100x faster than go-ethereum in process (the five requests cycled)",
-			measure: seriesRatioGoal("ours", "geth", "five cycled")},
-		{id: "inprocess_vs_goccy", issue: 2, set: "inprocess", unit: "x", target: 5,
-			text:    "≥5x faster than the plain goccy/go-json dispatcher (the five requests cycled)",
-			measure: seriesRatioGoal("ours", "goccy", "five cycled")},
-		{id: "inprocess_ns", issue: 2, set: "inprocess", unit: "ns", target: 150, atMost: true,
-			text:    "≤150 ns per request averaged over the five (cycled, one goroutine)",
-			measure: oursOn("five cycled")},
+		{id: "inprocess_vs_geth", issue: 2, set: "inprocess", unit: "x", target: 100, peer: "geth", x: "five cycled",
+			text: "≥100x faster than go-ethereum in process (the five requests cycled)"},
+		{id: "inprocess_vs_goccy", issue: 2, set: "inprocess", unit: "x", target: 5, peer: "goccy", x: "five cycled",
+			text: "≥5x faster than the plain goccy/go-json dispatcher (the five requests cycled)"},
+		{id: "inprocess_ns", issue: 2, set: "inprocess", unit: "ns", target: 150, atMost: true, x: "five cycled",
+			text: "≤150 ns per request averaged over the five (cycled, one goroutine)"},
 		{id: "inprocess_allocs_numeric", issue: 2, set: "inprocess", unit: "allocs", target: 0, atMost: true,
 			text:    "0 allocations per request for the four numeric requests",
 			measure: allocGoal(inprocess.Workload[:4])},
@@ -100,60 +105,49 @@ func goalList(p Profile) []goal {
 				x := broadcastX(1000)
 				v, ok1 := s.Value("ours", x)
 				w, ok2 := s.Value("writes", x)
-				g, _ := s.Value("geth", x)
-				f, _ := s.Value("fanout", x)
-				fp, _ := s.Value("fanout_parallel", x)
-				wr, _ := s.Value("writes_read", x)
+				fp := value(s, "fanout_parallel", x)
 				return v / w, fmt.Sprintf("ours %.2f ms, the write system calls alone %.2f ms (medians); go-ethereum %.2f ms; "+
 					"bare fan-out with no JSON-RPC %.2f ms, over wsconn from one goroutine per processor %.2f ms (the "+
 					"floor: %.2fx the writes alone, ours %.2fx of it); writes and reads in one process %.2f ms",
-					v, w, g, f, fp, fp/w, v/fp, wr), ok1 && ok2
+					v, w, value(s, "geth", x), value(s, "fanout", x), fp, fp/w, v/fp, value(s, "writes_read", x)), ok1 && ok2
 			}},
-		{id: "ws_broadcast_vs_geth", issue: 11, set: "ws_broadcast", unit: "x", target: 2,
-			text:    "broadcast to 1,000 subscribers ≥2x faster than go-ethereum",
-			measure: floorRatioGoal("ours", "geth", "fanout_parallel", broadcastX(1000))},
+		{id: "ws_broadcast_vs_geth", issue: 11, set: "ws_broadcast", unit: "x", target: 2, peer: "geth",
+			floor: "fanout_parallel", x: broadcastX(1000), text: "broadcast to 1,000 subscribers ≥2x faster than go-ethereum"},
 		{id: "ws_memory", issue: 4, set: "ws_memory", unit: "KiB", target: 16, atMost: true, metric: "kib_per_conn",
-			text:    fmt.Sprintf("≤16 KiB of server memory per idle connection, %s open", thousands(p.IdleConns)),
-			measure: oursOn("")},
-		{id: "stream_tcp_rpc", issue: 11, set: "stream_pipelined", unit: "calls/s", target: 2.5e6, metric: "rpc_per_s", cell: m,
-			text:    "≥2.5M calls per second pipelined over TCP, 4 connections × 256 in flight, client included",
-			measure: floorGoal("bare", m, "the bare server with no JSON-RPC")},
-		{id: "stream_vs_geth", issue: 11, set: "stream_pipelined", unit: "x", target: 10,
-			text:    "≥10x go-ethereum's IPC server, pipelined, 4 connections × 256 in flight",
-			measure: seriesRatioGoal("ours", "geth", m)},
-		{id: "stream_blocking", issue: 11, set: "stream_blocking", unit: "calls/s", target: 1e6, metric: "rpc_per_s", cell: m,
-			text:    "≥1M calls per second of a Blocking method that waits (delay(0)) over TCP, 4 connections × 256 in flight",
-			measure: floorGoal("ours_five", m, "the five requests, not blocking, on the same listener")},
-		{id: "stream_vs_grpc_unary", issue: 11, set: "stream_grpc", unit: "x", target: 5,
-			text:    "≥5x gRPC-Go's unary calls, 4 connections × 256 in flight",
-			measure: peerRatioGoal("grpc_unary", m)},
-		{id: "stream_vs_grpc_stream", issue: 11, set: "stream_grpc", unit: "x", target: 3,
-			text:    "≥3x gRPC-Go's calls over one bidirectional stream per connection, 4 connections × 256 in flight",
-			measure: peerRatioGoal("grpc_stream", m)},
-		{id: "stream_flood", issue: 11, set: "stream_flood", unit: "items/s", target: 3e6, metric: "items_per_s", cell: floodX,
-			text:    "≥3M notifications per second from one subscription to one client over TCP, every one parsed",
-			measure: floorGoal("bare", floodX, "the bare server writing pre-encoded notifications")},
+			text: fmt.Sprintf("≤16 KiB of server memory per idle connection, %s open", thousands(p.IdleConns))},
+		{id: "stream_tcp_rpc", issue: 11, set: "stream_pipelined", unit: "calls/s", target: 2.5e6, metric: "rpc_per_s",
+			cell: m, floor: "bare", what: "the bare server with no JSON-RPC",
+			text: "≥2.5M calls per second pipelined over TCP, 4 connections × 256 in flight, client included"},
+		{id: "stream_vs_geth", issue: 11, set: "stream_pipelined", unit: "x", target: 10, peer: "geth", x: m,
+			text: "≥10x go-ethereum's IPC server, pipelined, 4 connections × 256 in flight"},
+		{id: "stream_blocking", issue: 11, set: "stream_blocking", unit: "calls/s", target: 1e6, metric: "rpc_per_s",
+			cell: m, floor: "ours_five", what: "the five requests, not blocking, on the same listener",
+			text: "≥1M calls per second of a Blocking method that waits (delay(0)) over TCP, 4 connections × 256 in flight"},
+		{id: "stream_vs_grpc_unary", issue: 11, set: "stream_grpc", unit: "x", target: 5, peer: "grpc_unary", x: m, medians: true,
+			text: "≥5x gRPC-Go's unary calls, 4 connections × 256 in flight"},
+		{id: "stream_vs_grpc_stream", issue: 11, set: "stream_grpc", unit: "x", target: 3, peer: "grpc_stream", x: m, medians: true,
+			text: "≥3x gRPC-Go's calls over one bidirectional stream per connection, 4 connections × 256 in flight"},
+		{id: "stream_flood", issue: 11, set: "stream_flood", unit: "items/s", target: 3e6, metric: "items_per_s",
+			cell: floodX, floor: "bare", what: "the bare server writing pre-encoded notifications",
+			text: "≥3M notifications per second from one subscription to one client over TCP, every one parsed"},
 		{id: "stream_memory", issue: 11, set: "stream_memory", unit: "KiB", target: 8, atMost: true, metric: "kib_per_conn",
-			text:    fmt.Sprintf("≤8 KiB of server memory per idle TCP connection, %s open", thousands(p.IdleConns)),
-			measure: oursOn("")},
-		{id: "client_vs_geth", issue: 12, set: "client_pipelined", unit: "x", target: 10,
-			text:    "≥10x go-ethereum's client in calls per second over WebSocket, 4 connections × 256 in flight: rpcclient from goroutines calling CallT, as go-ethereum's is called",
-			measure: floorRatioGoal("ours", "geth", "bare", cm)},
-		{id: "client_go_vs_geth", issue: 12, set: "client_pipelined", unit: "x", target: 10,
-			text:    "≥10x go-ethereum's client in calls per second over WebSocket, 4 connections × 256 in flight: rpcclient's GoCall, one goroutine per connection",
-			measure: seriesRatioGoal("ours_go", "geth", cm)},
+			text: fmt.Sprintf("≤8 KiB of server memory per idle TCP connection, %s open", thousands(p.IdleConns))},
+		{id: "client_vs_geth", issue: 12, set: "client_pipelined", unit: "x", target: 10, peer: "geth", floor: "bare", x: cm,
+			text: "≥10x go-ethereum's client in calls per second over WebSocket, 4 connections × 256 in flight: rpcclient from goroutines calling CallT, as go-ethereum's is called"},
+		{id: "client_go_vs_geth", issue: 12, set: "client_pipelined", unit: "x", target: 10, ours: "ours_go", peer: "geth",
+			x:    cm,
+			text: "≥10x go-ethereum's client in calls per second over WebSocket, 4 connections × 256 in flight: rpcclient's GoCall, one goroutine per connection"},
 		{id: "nodes_delivered", issue: 13, set: "nodes_broadcast", unit: "notifications/s", target: 500000,
 			metric: nodesRate, cell: nodesNoHistory,
 			text:    fmt.Sprintf("≥500k notifications per second delivered across two Caddy nodes joined by NATS, %s subscribers, no history", thousands(p.NodesSubscribers)),
 			measure: nodesGoal},
 		{id: "nodes_history_delivered", issue: 31, set: "nodes_broadcast", unit: "notifications/s", target: 1000000,
-			metric: nodesRate, cell: nodesHistory,
+			metric: nodesRate, cell: nodesHistory, floor: "one_node", what: "one node with the local hub and history",
 			text: fmt.Sprintf("≥1M notifications per second delivered across two Caddy nodes joined by NATS with history "+
-				"(a JetStream stream), %s subscribers", thousands(p.NodesSubscribers)),
-			measure: floorGoal("one_node", nodesHistory, "one node with the local hub and history")},
-		{id: "nodes_history_vs_local", issue: 31, set: "nodes_broadcast", unit: "x", target: 0.7,
-			text:    "≥0.7x one node's local hub with history: two nodes joined by NATS with history, in the same run",
-			measure: seriesRatioGoal("ours", "one_node", nodesHistory)},
+				"(a JetStream stream), %s subscribers", thousands(p.NodesSubscribers))},
+		{id: "nodes_history_vs_local", issue: 31, set: "nodes_broadcast", unit: "x", target: 0.7, peer: "one_node",
+			x:    nodesHistory,
+			text: "≥0.7x one node's local hub with history: two nodes joined by NATS with history, in the same run"},
 		{id: "client_allocs_numeric", issue: 12, set: "client_pipelined", unit: "allocs", target: 2, atMost: true,
 			text:    "≤2 allocations per call with a numeric result in rpcclient (CallT from goroutines and Go, every cell)",
 			measure: clientAllocGoal},
@@ -185,9 +179,7 @@ func clientAllocGoal(s *schema.Set) (float64, string, bool) {
 // the cores kept busy, and the figures with history.
 func nodesGoal(s *schema.Set) (float64, string, bool) {
 	v, ok := s.Value("ours", nodesNoHistory)
-	one, _ := s.Value("one_node", nodesNoHistory)
-	h, _ := s.Value("ours", nodesHistory)
-	oneH, _ := s.Value("one_node", nodesHistory)
+	one := value(s, "one_node", nodesNoHistory)
 	busy := func(name, metric string) float64 {
 		if p := s.SeriesOf(name, metric).Point(nodesNoHistory); p != nil {
 			return p.Median
@@ -197,19 +189,63 @@ func nodesGoal(s *schema.Set) (float64, string, bool) {
 	return v, fmt.Sprintf("%s, medians: two nodes over NATS %s (cores busy: %.2f in the servers, %.2f in the harness), "+
 		"one node with the local hub %s in the same run (%.2f and %.2f), the two nodes %.2fx of it; %s: two nodes %s, "+
 		"one node %s", nodesNoHistory, rate(v), busy("ours", nodesServerCPU), busy("ours", nodesClientCPU), rate(one),
-		busy("one_node", nodesServerCPU), busy("one_node", nodesClientCPU), v/one, nodesHistory, rate(h), rate(oneH)), ok
+		busy("one_node", nodesServerCPU), busy("one_node", nodesClientCPU), v/one, nodesHistory,
+		rate(value(s, "ours", nodesHistory)), rate(value(s, "one_node", nodesHistory))), ok
 }
 
-// oursOn reads ours on cell x, or on the set's first cell when x is "".
-func oursOn(x string) reading {
-	return func(s *schema.Set) (float64, string, bool) {
-		at := x
-		if at == "" && len(s.Cells) > 0 {
-			at = s.Cells[0]
-		}
-		v, ok := s.Value("ours", at)
-		return v, "ours, " + at, ok
+// value is the median of series name on cell x of s's main metric, 0 when
+// s has none.
+func value(s *schema.Set, name, x string) float64 {
+	v, _ := s.Value(name, x)
+	return v
+}
+
+// read reads g's figure from s, and says where it comes from; false when s
+// lacks it.
+func (g goal) read(s *schema.Set) (float64, string, bool) {
+	x := cmp.Or(g.x, g.cell)
+	switch {
+	case g.measure != nil:
+		return g.measure(s)
+	case g.peer != "":
+		return ratio(s, cmp.Or(g.ours, "ours"), g.peer, g.floor, x, g.medians)
+	case x == "" && len(s.Cells) > 0:
+		x = s.Cells[0]
 	}
+	v, ok := s.Value("ours", x)
+	if g.floor == "" {
+		return v, "ours, " + x, ok
+	}
+	return v, fmt.Sprintf("%s, median: %s; %s: %s in the same run", x, rate(v), g.what, rate(value(s, g.floor, x))), ok
+}
+
+// ratio reads the comparison of series ours with peer on cell x: with its
+// range by run and both medians, or the ratio on each other cell; with
+// floor, the ratio to peer that floor reached on x and how much of the floor
+// ours reached.
+func ratio(s *schema.Set, ours, peer, floor, x string, medians bool) (float64, string, bool) {
+	c := s.Comparison(ours, peer, x)
+	if c == nil {
+		return 0, "no comparison of " + ours + " with " + peer + " on " + x, false
+	}
+	if medians {
+		return c.Ratio, fmt.Sprintf("%s: %s %s, %s %s (%.1fx to %.1fx by run)", x, ours, rate(c.OursMedian), peer,
+			rate(c.PeerMedian), c.Low, c.High), true
+	}
+	var others []string
+	for _, o := range s.Comparisons {
+		if o.Ours == ours && o.Peer == peer && o.X != x {
+			others = append(others, fmt.Sprintf("%s %.1fx", o.X, o.Ratio))
+		}
+	}
+	detail := fmt.Sprintf("%s: %.1fx (%.1fx to %.1fx by run); %s", x, c.Ratio, c.Low, c.High, strings.Join(others, ", "))
+	if f := s.Comparison(floor, peer, x); f != nil {
+		detail += fmt.Sprintf("; the floor, %s, %.1fx %s (%.1fx to %.1fx by run)", floor, f.Ratio, peer, f.Low, f.High)
+	}
+	if o := s.Comparison(ours, floor, x); o != nil {
+		detail += fmt.Sprintf(", ours %.2fx of it", o.Ratio)
+	}
+	return c.Ratio, detail, true
 }
 
 // cellRatio reads ours on cell a divided by ours on cell b, and says both
@@ -219,64 +255,6 @@ func cellRatio(a, b, format string) reading {
 		va, ok1 := s.Value("ours", a)
 		vb, ok2 := s.Value("ours", b)
 		return va / vb, fmt.Sprintf(format, va, vb), ok1 && ok2
-	}
-}
-
-// floorGoal reads ours on cell x, and names what floor, the series of the
-// same run that bounds it on this machine, reached there.
-func floorGoal(floor, x, what string) reading {
-	return func(s *schema.Set) (float64, string, bool) {
-		v, ok := s.Value("ours", x)
-		f, _ := s.Value(floor, x)
-		return v, fmt.Sprintf("%s, median: %s; %s: %s in the same run", x, rate(v), what, rate(f)), ok
-	}
-}
-
-// peerRatioGoal is seriesRatioGoal for a set of one cell: the ratio with its
-// range by run.
-func peerRatioGoal(peer, x string) reading {
-	return func(s *schema.Set) (float64, string, bool) {
-		c := s.Comparison("ours", peer, x)
-		if c == nil {
-			return 0, "no comparison of ours with " + peer + " on " + x, false
-		}
-		return c.Ratio, fmt.Sprintf("%s: ours %s, %s %s (%.1fx to %.1fx by run)", x, rate(c.OursMedian), peer,
-			rate(c.PeerMedian), c.Low, c.High), true
-	}
-}
-
-// seriesRatioGoal reads series ours against peer on cell x, with the
-// range over the other cells.
-func seriesRatioGoal(ours, peer, x string) reading {
-	return func(s *schema.Set) (float64, string, bool) {
-		c := s.Comparison(ours, peer, x)
-		if c == nil {
-			return 0, "no comparison of " + ours + " with " + peer + " on " + x, false
-		}
-		var others []string
-		for _, o := range s.Comparisons {
-			if o.Ours == ours && o.Peer == peer && o.X != x {
-				others = append(others, fmt.Sprintf("%s %.1fx", o.X, o.Ratio))
-			}
-		}
-		return c.Ratio, fmt.Sprintf("%s: %.1fx (%.1fx to %.1fx by run); %s", x, c.Ratio, c.Low, c.High, strings.Join(others, ", ")), true
-	}
-}
-
-// floorRatioGoal is seriesRatioGoal, naming beside it the ratio to peer
-// that floor, the series of the same run that bounds ours on this machine,
-// reached on x, and how much of the floor ours reached.
-func floorRatioGoal(ours, peer, floor, x string) reading {
-	ratio := seriesRatioGoal(ours, peer, x)
-	return func(s *schema.Set) (float64, string, bool) {
-		v, detail, ok := ratio(s)
-		if f := s.Comparison(floor, peer, x); f != nil {
-			detail += fmt.Sprintf("; the floor, %s, %.1fx %s (%.1fx to %.1fx by run)", floor, f.Ratio, peer, f.Low, f.High)
-		}
-		if o := s.Comparison(ours, floor, x); o != nil {
-			detail += fmt.Sprintf(", ours %.2fx of it", o.Ratio)
-		}
-		return v, detail, ok
 	}
 }
 

@@ -74,38 +74,27 @@ func HTTP(ctx context.Context, e *Env) []schema.Set {
 		"batch beside it, and the n-th slices of two targets make a pair. Each slice is a run; a comparison's low " +
 		"and high are the lowest and highest ratio of those pairs, and the goals read the median of the pairs' " +
 		"ratios, which a phase of the shared machine longer than two slices moves less than the medians of each."
-	single := schema.Set{
-		ID: "http", Group: "http", Status: schema.Measured,
-		Title:   "HTTPS: one add call per POST, jsonrpc against Caddy's static respond",
-		Harness: harness,
-		Note: "respond answers the same bytes with no JSON-RPC: it is the ceiling of a Caddy handler on this " +
-			"machine. " + turns,
-		Metric: schema.Metric{Name: "rpc_per_s", Unit: "calls per second", Better: schema.Higher},
-		XLabel: "protocol, client connections",
-		Series: []schema.Series{
-			series("ours", "jsonrpc, 1 call per POST", schema.Ours, "rpc_per_s", "calls per second"),
-			series("respond", "respond, same answer", schema.Ceiling, "rpc_per_s", "requests per second"),
-			series("ours", "jsonrpc, 1 call per POST", schema.Ours, "p99_ms", "p99 latency, ms"),
-			series("respond", "respond, same answer", schema.Ceiling, "p99_ms", "p99 latency, ms"),
-		},
-	}
-	batch := schema.Set{
-		ID: "http_batch", Group: "http", Status: schema.Measured,
-		Title:   "HTTPS: a batch of 100 add calls per POST against one call per POST",
-		Harness: harness,
-		Note:    turns,
-		Metric:  schema.Metric{Name: "rpc_per_s", Unit: "calls per second", Better: schema.Higher, Log: true},
-		XLabel:  "protocol, client connections",
-		Series: []schema.Series{
-			series("ours_batch100", "jsonrpc, batch of 100 per POST", schema.Ours, "rpc_per_s", "calls per second"),
-			series("ours", "jsonrpc, 1 call per POST", schema.Baseline, "rpc_per_s", "calls per second"),
-			series("ours_batch100", "jsonrpc, batch of 100 per POST", schema.Ours, "p99_ms", "p99 latency per POST, ms"),
-		},
+	single := newSet("http", "http", "HTTPS: one add call per POST, jsonrpc against Caddy's static respond", harness,
+		"respond answers the same bytes with no JSON-RPC: it is the ceiling of a Caddy handler on this machine. "+turns,
+		schema.Metric{Name: "rpc_per_s", Unit: "calls per second", Better: schema.Higher}, "protocol, client connections")
+	single.Series = []schema.Series{
+		series("ours", "jsonrpc, 1 call per POST", schema.Ours, "rpc_per_s", "calls per second"),
+		series("respond", "respond, same answer", schema.Ceiling, "rpc_per_s", "requests per second"),
+		series("ours", "jsonrpc, 1 call per POST", schema.Ours, "p99_ms", "p99 latency, ms"),
+		series("respond", "respond, same answer", schema.Ceiling, "p99_ms", "p99 latency, ms"),
 	}
 	cells := httpCells(e.Profile)
 	for _, c := range cells {
 		single.Cells = append(single.Cells, c.x())
-		batch.Cells = append(batch.Cells, c.x())
+	}
+	batch := single
+	batch.ID, batch.Note = "http_batch", turns
+	batch.Title = "HTTPS: a batch of 100 add calls per POST against one call per POST"
+	batch.Metric.Log = true
+	batch.Series = []schema.Series{
+		series("ours_batch100", "jsonrpc, batch of 100 per POST", schema.Ours, "rpc_per_s", "calls per second"),
+		series("ours", "jsonrpc, 1 call per POST", schema.Baseline, "rpc_per_s", "calls per second"),
+		series("ours_batch100", "jsonrpc, batch of 100 per POST", schema.Ours, "p99_ms", "p99 latency per POST, ms"),
 	}
 	if e.Caddy == nil {
 		return []schema.Set{failed(single, e.CaddyErr), failed(batch, e.CaddyErr)}

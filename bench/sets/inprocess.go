@@ -36,14 +36,14 @@ func inCases() []inCase {
 	)
 }
 
-// inLabels are the legend texts of the implementations.
-var inLabels = map[string]string{
-	"ours":        "ours (rpccore)",
-	"ours_traced": "ours, a span per call (OpenTelemetry SDK, spans dropped)",
-	"geth":        "go-ethereum rpc",
-	"jrpc2":       "jrpc2",
-	"stdjson":     "encoding/json dispatcher",
-	"goccy":       "goccy/go-json dispatcher",
+// inSeries are the legend texts and roles of the implementations.
+var inSeries = map[string]struct{ label, role string }{
+	"ours":        {"ours (rpccore)", schema.Ours},
+	"ours_traced": {"ours, a span per call (OpenTelemetry SDK, spans dropped)", schema.Baseline},
+	"geth":        {"go-ethereum rpc", schema.Peer},
+	"jrpc2":       {"jrpc2", schema.Peer},
+	"stdjson":     {"encoding/json dispatcher", schema.Peer},
+	"goccy":       {"goccy/go-json dispatcher", schema.Peer},
 }
 
 // InProcess measures every implementation on every case: a warm-up pass
@@ -52,35 +52,22 @@ var inLabels = map[string]string{
 func InProcess(ctx context.Context, e *Env) schema.Set {
 	impls := inprocess.All()
 	cases := inCases()
-	s := schema.Set{
-		ID: "inprocess", Group: "inprocess", Status: schema.Measured,
-		Title: "In process: the five requests, ns per call",
-		Harness: "every implementation called in this process with the raw request bytes (go-ethereum through its " +
+	s := newSet("inprocess", "inprocess", "In process: the five requests, ns per call",
+		"every implementation called in this process with the raw request bytes (go-ethereum through its "+
 			"ServeHTTP with an in-memory POST, jrpc2 over its channel.Direct); one caller per goroutine",
-		Note: "ns per call is wall time divided by the calls of all goroutines; a batch's figures are divided by " +
+		"ns per call is wall time divided by the calls of all goroutines; a batch's figures are divided by "+
 			"its 100 calls; bytes and allocations count the whole process during the run, as testing.B does",
-		Metric: schema.Metric{Name: "ns_per_call", Unit: "ns per call", Better: schema.Lower, Log: true},
-		XLabel: "request",
-	}
+		schema.Metric{Name: "ns_per_call", Unit: "ns per call", Better: schema.Lower, Log: true}, "request")
 	for _, c := range cases {
 		s.Cells = append(s.Cells, c.x)
 	}
 	for _, impl := range impls {
-		role := schema.Peer
-		switch impl.Name {
-		case "ours":
-			role = schema.Ours
-		case "ours_traced":
-			role = schema.Baseline
-		}
 		if err := inprocess.Verify(impl); err != nil {
 			return failed(s, err)
 		}
-		label := inLabels[impl.Name]
-		s.Series = append(s.Series,
-			series(impl.Name, label, role, "ns_per_call", "ns per call"),
-			series(impl.Name, label, role, "bytes_per_call", "bytes allocated per call"),
-			series(impl.Name, label, role, "allocs_per_call", "allocations per call"))
+		t := target{name: impl.Name, label: inSeries[impl.Name].label, role: inSeries[impl.Name].role}
+		s.Series = append(s.Series, t.series("ns_per_call", "ns per call"),
+			t.series("bytes_per_call", "bytes allocated per call"), t.series("allocs_per_call", "allocations per call"))
 	}
 	runs := collector{}
 	for pass := range 1 + e.Profile.Runs {

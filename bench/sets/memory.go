@@ -20,29 +20,17 @@ func memoryX(n int) string { return Count(n, "idle connection", "idle connection
 // server before its memory is first read.
 const warmConns = 100
 
-// idleCount is how many idle connections a memory set opens: n, or fewer
-// under the open-files limit (0 for unknown), with a note saying so.
-func idleCount(n int, openFiles uint64) (int, string) {
-	if limit := int(openFiles) - 512; openFiles > 0 && n > limit {
-		return limit, fmt.Sprintf("; %d connections asked, %d open at most under the open-files limit %d", n, limit, openFiles)
-	}
-	return n, ""
-}
-
 // Memory measures the server memory per idle WebSocket connection of ours
 // and go-ethereum (memorySet).
 func (ws *WebSocket) Memory(ctx context.Context, e *Env) schema.Set {
-	s := schema.Set{ID: "ws_memory", Group: "websocket", Title: "WebSocket: server memory per idle connection, KiB",
-		Harness: ws.harness}
-	return memorySet(ctx, e, s, "", ws.impls)
+	return memorySet(ctx, e, schema.Set{ID: "ws_memory", Group: "websocket", Harness: ws.harness}, "WebSocket", "", ws.impls)
 }
 
 // Memory measures the server memory per idle connection of a fresh
 // bin/caddy over TCP and a fresh go-ethereum IPC server (memorySet).
 func (st *Stream) Memory(ctx context.Context, e *Env) schema.Set {
-	s := schema.Set{ID: "stream_memory", Group: "stream", Title: "TCP: server memory per idle connection, KiB",
-		Harness: streamHarness}
-	return memorySet(ctx, e, s, " (bin/caddy with Caddyfile.bench, or go-ethereum's IPC server)",
+	return memorySet(ctx, e, schema.Set{ID: "stream_memory", Group: "stream", Harness: streamHarness}, "TCP",
+		" (bin/caddy with Caddyfile.bench, or go-ethereum's IPC server)",
 		[]serverImpl{
 			{"ours", "ours over TCP (jsonrpc app in Caddy)", schema.Ours, nil, func(ctx context.Context) (*server, error) {
 				c, err := caddyproc.Start(ctx, e.CaddyBin, e.CaddyConfig)
@@ -61,19 +49,23 @@ func (st *Stream) Memory(ctx context.Context, e *Env) schema.Set {
 		})
 }
 
-// memorySet measures s: each run starts a fresh server of
+// memorySet measures s, over proto: each run starts a fresh server of
 // each implementation (servers says which, for the note) and measures its
 // KiB per idle connection and resident MiB (idleMemory), with IdleConns
-// connections or fewer under the open-files limit.
-func memorySet(ctx context.Context, e *Env, s schema.Set, servers string, impls []serverImpl) schema.Set {
-	n, limited := idleCount(e.Profile.IdleConns, e.OpenFiles)
-	x := memoryX(n)
-	s.Status = schema.Measured
+// connections or fewer under the open-files limit (0 for unknown), the
+// note saying so.
+func memorySet(ctx context.Context, e *Env, s schema.Set, proto, servers string, impls []serverImpl) schema.Set {
+	n, limited := e.Profile.IdleConns, ""
+	if limit := int(e.OpenFiles) - 512; e.OpenFiles > 0 && n > limit {
+		n, limited = limit, fmt.Sprintf("; %d connections asked, %d open at most under the open-files limit %d",
+			n, limit, e.OpenFiles)
+	}
+	s.Status, s.Title = schema.Measured, proto+": server memory per idle connection, KiB"
 	s.Note = fmt.Sprintf("each run starts a fresh server%s, opens and closes %d connections, reads its resident "+
 		"memory (VmRSS in /proc), opens the connections (one add call on each, then idle), waits %v, reads it again: "+
 		"the growth divided by the connections%s", servers, warmConns, e.Profile.IdleSettle, limited)
 	s.Metric = schema.Metric{Name: "kib_per_conn", Unit: "KiB per idle connection", Better: schema.Lower}
-	s.XLabel, s.Cells = "connections open", []string{x}
+	s.XLabel, s.Cells = "connections open", []string{memoryX(n)}
 	var targets []target
 	for _, impl := range impls {
 		reqs, expect := wsload.Workload(impl.rename)

@@ -41,15 +41,14 @@ const (
 func Nodes(ctx context.Context, e *Env) schema.Set {
 	p := e.Profile
 	n := p.NodesSubscribers
-	s := schema.Set{
-		ID: "nodes_broadcast", Group: "nodes", Status: schema.Measured,
-		Title: fmt.Sprintf("Nodes: notifications per second to %s subscribers over two Caddy nodes", thousands(n)),
-		Harness: "two bin/caddy processes with Caddyfile.nodes (jsonrpc with the demo service, over ws:// on loopback), " +
-			"joined by the NATS hub (jsonrpc.hubs.nats) through one nats-server v2.15.2 (its server package in a child " +
-			"process of the harness, JetStream on, its store in a temporary directory), beside the first node's " +
-			"local hub on another path; the subscribers are bench's read-mostly WebSocket client (wsload.Reader) in " +
+	s := newSet("nodes_broadcast", "nodes",
+		fmt.Sprintf("Nodes: notifications per second to %s subscribers over two Caddy nodes", thousands(n)),
+		"two bin/caddy processes with Caddyfile.nodes (jsonrpc with the demo service, over ws:// on loopback), "+
+			"joined by the NATS hub (jsonrpc.hubs.nats) through one nats-server v2.15.2 (its server package in a child "+
+			"process of the harness, JetStream on, its store in a temporary directory), beside the first node's "+
+			"local hub on another path; the subscribers are bench's read-mostly WebSocket client (wsload.Reader) in "+
 			"the harness process, sharing the machine",
-		Note: fmt.Sprintf("each subscriber is a connection of its own subscribed to the chat (demo_subscribe [\"chat\"]); "+
+		fmt.Sprintf("each subscriber is a connection of its own subscribed to the chat (demo_subscribe [\"chat\"]); "+
 			"two more connections publish (demo_publish [\"chat\", text]) in turn. Over NATS, %s subscribers are on each "+
 			"node and one publisher on each; with the local hub every connection is on one node. Probes are published "+
 			"until every subscriber has one. Then %d messages are published one at a time, each once every "+
@@ -64,10 +63,9 @@ func Nodes(ctx context.Context, e *Env) schema.Set {
 			"on the same two cores: the floor the two nodes are read against",
 			thousands(n/2), p.BroadcastWarmup+p.BroadcastRuns, p.BroadcastRuns, nodesInFlight, nodesLag, p.NodesWarmup,
 			Count(p.Runs, "window", "windows"), p.NodesWindow),
-		Metric: schema.Metric{Name: nodesRate, Unit: "notifications/s delivered to all subscribers", Better: schema.Higher},
-		XLabel: "hub history",
-		Cells:  []string{nodesNoHistory, nodesHistory},
-	}
+		schema.Metric{Name: nodesRate, Unit: "notifications/s delivered to all subscribers", Better: schema.Higher},
+		"hub history")
+	s.Cells = []string{nodesNoHistory, nodesHistory}
 	e.Bar.Start("nodes: starting nats-server and two Caddy nodes")
 	servers, err := startNodes(ctx, e)
 	if err != nil {
@@ -77,12 +75,7 @@ func Nodes(ctx context.Context, e *Env) schema.Set {
 	defer servers.stop()
 	e.Bar.Done(nodesStartWork)
 
-	path := func(hub, cell string) string {
-		if cell == nodesHistory {
-			return "/" + hub + "-history"
-		}
-		return "/" + hub
-	}
+	suffix := map[string]string{nodesNoHistory: "", nodesHistory: "-history"}
 	clocks := map[string]func() (time.Duration, error){nodesClientCPU: serverproc.SelfCPU, nodesServerCPU: servers.cpu}
 	delivery := func(urls func(x string) (subs, pubs []string)) func(int, func(string, ...float64)) error {
 		return func(i int, add func(string, ...float64)) error {
@@ -106,12 +99,12 @@ func Nodes(ctx context.Context, e *Env) schema.Set {
 	two := target{name: "ours", role: schema.Ours,
 		label: fmt.Sprintf("two nodes, NATS hub, %s subscribers on each", thousands(n/2)), work: fixed(nodesStepWork(p)),
 		measure: delivery(func(x string) ([]string, []string) {
-			u := []string{nodes[0] + path("nats", x), nodes[1] + path("nats", x)}
+			u := []string{nodes[0] + "/nats" + suffix[x], nodes[1] + "/nats" + suffix[x]}
 			return u, u
 		})}
 	one := target{name: "one_node", role: schema.Baseline, label: "one node, local hub",
 		work: fixed(nodesStepWork(p)), measure: delivery(func(x string) ([]string, []string) {
-			u := nodes[0] + path("local", x)
+			u := nodes[0] + "/local" + suffix[x]
 			return []string{u}, []string{u, u}
 		})}
 	for _, m := range []struct{ name, unit string }{

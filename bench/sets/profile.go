@@ -3,6 +3,8 @@ package sets
 import (
 	"fmt"
 	"time"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
 )
 
 // Profile sets how long and how often every cell is measured.
@@ -87,4 +89,74 @@ func (p Profile) Settings() map[string]string {
 			p.NodesSubscribers, p.BroadcastWarmup, p.BroadcastRuns, p.NodesWarmup, p.Runs, p.NodesWindow),
 		"client": fmt.Sprintf("%d runs per cell, each on fresh connections, the clients in turn run by run: a %v warm-up and a window of %v, then the numeric calls only: %v, then a window of %v; cells %v", p.Runs, w.Warmup, w.Length, n.Warmup, n.Length, p.ClientCells),
 	}
+}
+
+// Work is the work the sets of group report on the progress bar under p:
+// the estimated milliseconds of their steps, so that long steps weigh more
+// than short ones.
+func Work(group string, p Profile) int {
+	rounds, _, _ := broadcastShares(p)
+	switch group {
+	case "inprocess":
+		return len(inprocess.All()) * len(inCases()) * (inStepWork(p.InProcessWarmup) + p.Runs*inStepWork(p.InProcessTime))
+	case "http":
+		return len(httpCells(p)) * len(httpTargets()) * (ms(p.HTTPWarmup) + 2*p.HTTPRounds*httpSliceWork(p))
+	case "websocket":
+		w := len(pipeCells(p))*2*pipeWork(p, 1) + p.Runs*2*memoryStepWork(p)
+		for _, n := range p.BroadcastSizes {
+			w += rounds * (4*broadcastStepWork(p, n) + 2*writesStepWork(p, n))
+		}
+		return w
+	case "stream":
+		return (len(p.StreamCells)*5+3+3)*p.Runs*pipeWork(p, p.Runs) + 3*pipeWork(p, 1) + p.Runs*2*memoryStepWork(p)
+	case "client":
+		w := 0
+		for _, r := range clientSeries {
+			w += clientRunWork(p, r.numeric)
+		}
+		return len(p.ClientCells) * p.Runs * w
+	case "nodes":
+		return nodesStartWork + 2*2*nodesStepWork(p)
+	}
+	return 0
+}
+
+// The estimated milliseconds of one step: an in-process measurement of d;
+// an HTTP slice; a memory run (starting a server, opening the connections,
+// letting them settle); a session of a pipelined cell, one of n that share
+// the profile's windows; a WebSocket server's broadcast session of n
+// subscribers (dialling, subscribing, the session's messages to every
+// subscriber) and one of the harness's own writes; a run of one client on
+// one cell; and one series of one cell of the nodes set (dialling and
+// subscribing, the probes, the timed messages, the stream and its last
+// messages), after starting its servers.
+func inStepWork(d time.Duration) int { return ms(d) + 20 }
+func httpSliceWork(p Profile) int    { return ms(p.HTTPSlice) + 20 }
+func memoryStepWork(p Profile) int   { return 400 + p.IdleConns/3 + ms(p.IdleSettle)*3/2 }
+func pipeWork(p Profile, n int) int  { return ms(p.WSWarmup) + p.Runs/n*ms(p.WSWindow) + 50 }
+
+func broadcastStepWork(p Profile, n int) int {
+	_, warmup, runs := broadcastShares(p)
+	return 50 + n/5 + (warmup+runs)*n/80
+}
+
+func writesStepWork(p Profile, n int) int {
+	_, warmup, runs := broadcastShares(p)
+	return 10 + n/10 + (warmup+runs)*n/400
+}
+
+func clientRunWork(p Profile, numeric bool) int {
+	w, n := clientRunWindows(p), numericWindows(p)
+	work := ms(w.Warmup) + ms(w.Length) + 100
+	if numeric {
+		work += ms(n.Warmup) + ms(n.Length)
+	}
+	return work
+}
+
+const nodesStartWork = 2500
+
+func nodesStepWork(p Profile) int {
+	return 300 + p.NodesSubscribers/2 + (p.BroadcastWarmup+p.BroadcastRuns)*10 + ms(p.NodesWarmup) +
+		p.Runs*ms(p.NodesWindow) + 100
 }

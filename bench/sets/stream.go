@@ -43,15 +43,28 @@ func NewStream(ctx context.Context, e *Env) (*Stream, error) {
 	if err := e.Caddy.ServesWebSocket(ctx); err != nil {
 		return nil, fmt.Errorf("the WebSocket reference: %w", err)
 	}
-	all, err := children(ctx, "ipc", "grpc", "bare")
-	if err != nil {
-		return nil, fmt.Errorf("stream: %w", err)
+	st := &Stream{caddy: e.Caddy}
+	for _, c := range []struct {
+		impl string
+		s    **childserve.Server
+	}{{"ipc", &st.geth}, {"grpc", &st.rpc}, {"bare", &st.bare}} {
+		var err error
+		if *c.s, err = childserve.Start(ctx, c.impl); err != nil {
+			st.Close()
+			return nil, fmt.Errorf("stream: starting %s: %w", c.impl, err)
+		}
 	}
-	return &Stream{caddy: e.Caddy, geth: all[0], rpc: all[1], bare: all[2]}, nil
+	return st, nil
 }
 
-// Close stops the child servers.
-func (st *Stream) Close() { stopAll([]*childserve.Server{st.geth, st.rpc, st.bare}) }
+// Close stops the child servers started.
+func (st *Stream) Close() {
+	for _, s := range []*childserve.Server{st.geth, st.rpc, st.bare} {
+		if s != nil {
+			s.Stop()
+		}
+	}
+}
 
 // streamMain is the cell the goals of the stream sets read: 4
 // connections, 256 calls in flight on each.
@@ -79,24 +92,20 @@ func streamTarget(name, label, role, network, addr string, reqs [][]byte, expect
 	return pipeTo(name, label, role, streamload.Dialer(network, addr), reqs, expect)
 }
 
-// windows is the timing of every stream cell.
-func windows(p Profile) pipeline.Windows {
-	return pipeline.Windows{Warmup: p.WSWarmup, Length: p.WSWindow, Count: p.Runs}
-}
-
 // measurePipes measures every target on cells (named as the cells of s, or
 // by their own names when s has none) in sessions sessions each (turns),
-// each session timed by w on fresh connections, an estimated work of work,
-// and compares the first target with the others.
+// each on fresh connections and timed by its share of the profile's
+// windows, and compares the first target with the others.
 func measurePipes(ctx context.Context, e *Env, s schema.Set, cells []pipeCell, targets []pipeTarget,
-	sessions int, w pipeline.Windows, work int) schema.Set {
+	sessions int) schema.Set {
 	if len(s.Cells) == 0 {
 		s.Cells = cellNames(cells)
 	}
+	w := pipeline.Windows{Warmup: e.Profile.WSWarmup, Length: e.Profile.WSWindow, Count: e.Profile.Runs / sessions}
 	var turns []target
 	for _, t := range targets {
 		s.Series = append(s.Series, series(t.name, t.label, t.role, s.Metric.Name, s.Metric.Unit))
-		turns = append(turns, target{name: t.name, work: fixed(work),
+		turns = append(turns, target{name: t.name, work: fixed(pipeWork(e.Profile, sessions)),
 			measure: func(i int, add func(string, ...float64)) error {
 				rates, err := t.run(ctx, cells[i], w)
 				add(s.Metric.Name, rates...)
@@ -110,13 +119,6 @@ func measurePipes(ctx context.Context, e *Env, s schema.Set, cells []pipeCell, t
 		s.Compare(targets[0].name, t.name)
 	}
 	return s
-}
-
-// measureSessions is measurePipes with Runs sessions of one window each.
-func measureSessions(ctx context.Context, e *Env, s schema.Set, cells []pipeCell, targets []pipeTarget) schema.Set {
-	one := windows(e.Profile)
-	one.Count = 1
-	return measurePipes(ctx, e, s, cells, targets, e.Profile.Runs, one, streamRunWork(e.Profile))
 }
 
 // Pipelined measures the five requests cycled over TCP and the unix
@@ -137,7 +139,7 @@ func (st *Stream) Pipelined(ctx context.Context, e *Env) schema.Set {
 		streamTarget("geth", "go-ethereum IPC (unix socket)", schema.Peer, st.geth.Network, st.geth.Addr, gethReqs, gethExpect),
 		streamTarget("bare", "bare server, no JSON-RPC (TCP)", schema.Ceiling, st.bare.Network, st.bare.Addr, reqs, expect),
 	}
-	return measureSessions(ctx, e, s, e.Profile.StreamCells, targets)
+	return measurePipes(ctx, e, s, e.Profile.StreamCells, targets, e.Profile.Runs)
 }
 
 // delayRequests are delay(0) calls as method names them, ids 1 to 5, and
@@ -169,7 +171,7 @@ func (st *Stream) Blocking(ctx context.Context, e *Env) schema.Set {
 		streamTarget("geth", "go-ethereum IPC, bench_sleep(0)", schema.Peer, st.geth.Network, st.geth.Addr, gethReqs, gethExpect),
 		streamTarget("ours_five", "ours, the five requests (not blocking)", schema.Baseline, "tcp", st.caddy.TCP, fiveReqs, fiveExpect),
 	}
-	return measureSessions(ctx, e, s, []pipeCell{streamMain}, targets)
+	return measurePipes(ctx, e, s, []pipeCell{streamMain}, targets, e.Profile.Runs)
 }
 
 // GRPC measures ours over TCP against gRPC-Go, unary and streamed.
@@ -193,7 +195,7 @@ func (st *Stream) GRPC(ctx context.Context, e *Env) schema.Set {
 		grpcTarget("grpc_unary", "gRPC-Go, unary calls", false),
 		grpcTarget("grpc_stream", "gRPC-Go, one stream per connection", true),
 	}
-	return measureSessions(ctx, e, s, []pipeCell{streamMain}, targets)
+	return measurePipes(ctx, e, s, []pipeCell{streamMain}, targets, e.Profile.Runs)
 }
 
 // grpcVersion is the gRPC-Go measured, as bench/go.mod requires it.
@@ -206,23 +208,19 @@ const floodX = "1 subscription, 1 client"
 // one client that checks every notification, over TCP and WebSocket,
 // against the bare server writing pre-encoded notifications.
 func (st *Stream) Streaming(ctx context.Context, e *Env) schema.Set {
-	s := schema.Set{
-		ID: "stream_flood", Group: "stream", Status: schema.Measured,
-		Title:   "Streaming: notifications per second from one subscription to one client",
-		Harness: streamHarness,
-		Note: "the client subscribes to demo_subscribe(\"flood\", " + strconv.Itoa(demo.MaxFlood) + "), which sends " +
-			"1, 2, 3, ... as fast as the connection takes them, waiting for room in the send queue rather than " +
-			"dropping; the client reads every notification, checks its envelope and subscription id, and that its " +
-			"number is the one after the last (no gap, no repeat). The bare server answers the subscribe, then " +
-			"writes the same notifications pre-encoded, as fast as the connection takes them, with no JSON-RPC: " +
+	s := newSet("stream_flood", "stream", "Streaming: notifications per second from one subscription to one client",
+		streamHarness, "the client subscribes to demo_subscribe(\"flood\", "+strconv.Itoa(demo.MaxFlood)+"), which sends "+
+			"1, 2, 3, ... as fast as the connection takes them, waiting for room in the send queue rather than "+
+			"dropping; the client reads every notification, checks its envelope and subscription id, and that its "+
+			"number is the one after the last (no gap, no repeat). The bare server answers the subscribe, then "+
+			"writes the same notifications pre-encoded, as fast as the connection takes them, with no JSON-RPC: "+
 			"the floor of the client and the loopback on the same cores",
-		Metric: schema.Metric{Name: "items_per_s", Unit: "notifications per second", Better: schema.Higher},
-		XLabel: "subscriptions",
-		Cells:  []string{floodX},
-	}
+		schema.Metric{Name: "items_per_s", Unit: "notifications per second", Better: schema.Higher}, "subscriptions")
+	s.Cells = []string{floodX}
 	cfg := streamload.FloodConfig{
 		Subscribe:    callRequest("demo_subscribe", `["flood",`+strconv.Itoa(demo.MaxFlood)+`]`, 1),
-		Notification: "demo_subscription", Windows: windows(e.Profile),
+		Notification: "demo_subscription",
+		Windows:      pipeline.Windows{Warmup: e.Profile.WSWarmup, Length: e.Profile.WSWindow, Count: e.Profile.Runs},
 	}
 	flood := func(name, label, role string, run func() ([]float64, error)) pipeTarget {
 		return pipeTarget{name: name, label: label, role: role,
@@ -239,5 +237,5 @@ func (st *Stream) Streaming(ctx context.Context, e *Env) schema.Set {
 			return streamload.Flood(ctx, st.bare.Network, st.bare.Addr, cfg)
 		}),
 	}
-	return measurePipes(ctx, e, s, []pipeCell{{1, 1}}, targets, 1, cfg.Windows, e.Profile.Runs*streamRunWork(e.Profile))
+	return measurePipes(ctx, e, s, []pipeCell{{1, 1}}, targets, 1)
 }

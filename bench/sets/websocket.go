@@ -1,0 +1,267 @@
+package sets
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/caddyproc"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/childserve"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
+)
+
+// server is a running server under test.
+type server struct {
+	url  string // a WebSocket server's ws:// URL
+	dial func(ctx context.Context) (pipeline.Conn, error)
+	rss  func() (int64, error)
+	stop func()
+}
+
+func wsServer(url string, rss func() (int64, error), stop func()) *server {
+	return &server{url: url, dial: wsload.Dialer(url), rss: rss, stop: stop}
+}
+
+// serverImpl is one implementation under test.
+type serverImpl struct {
+	name, label, role string
+	rename            func(string) string
+	// start starts a fresh server of its own.
+	start func(ctx context.Context) (*server, error)
+}
+
+// wsconnChild is the WebSocket server of ours outside Caddy.
+const wsconnChild = "package wsconn serving rpccore with the demo service (the code behind the jsonrpc handler's " +
+	"WebSocket upgrade) in a child process of the harness, over ws:// on loopback"
+
+// WebSocket holds the servers the WebSocket sets share.
+type WebSocket struct {
+	impls   []serverImpl
+	fanouts []serverImpl // the broadcast set's bare fan-outs, no JSON-RPC
+	shared  map[string]*server
+	harness string
+}
+
+// NewWebSocket decides what serves ours (the Caddy of e, when it answers
+// the upgrade) and starts the servers the pipelined and broadcast sets
+// share. Close stops them.
+func NewWebSocket(ctx context.Context, e *Env) (*WebSocket, error) {
+	ws := &WebSocket{shared: map[string]*server{}}
+	child := func(impl string) func(context.Context) (*server, error) {
+		return func(ctx context.Context) (*server, error) {
+			s, err := childserve.Start(ctx, impl)
+			if err != nil {
+				return nil, err
+			}
+			return wsServer(s.Addr, s.RSS, s.Stop), nil
+		}
+	}
+	ours := serverImpl{name: "ours", role: schema.Ours}
+	caddyErr := e.CaddyErr
+	if e.Caddy != nil {
+		caddyErr = e.Caddy.ServesWebSocket(ctx)
+	}
+	if caddyErr == nil {
+		ours.label = "ours (jsonrpc in Caddy)"
+		ours.start = func(ctx context.Context) (*server, error) {
+			c, err := caddyproc.Start(ctx, e.CaddyBin, e.CaddyConfig)
+			if err != nil {
+				return nil, err
+			}
+			return wsServer(c.WS, c.Proc.RSS, c.Stop), nil
+		}
+		ws.shared["ours"] = wsServer(e.Caddy.WS, e.Caddy.Proc.RSS, func() {})
+		ws.harness = "ours: bin/caddy's jsonrpc handler with Caddyfile.bench, over ws:// on its cleartext loopback site"
+	} else {
+		ours.label = "ours (wsconn + rpccore)"
+		ours.start = child("ours")
+		ws.harness = "ours: " + wsconnChild + ", because bin/caddy did not answer the upgrade (" + caddyErr.Error() + ")"
+	}
+	geth := serverImpl{name: "geth", label: "go-ethereum rpc", role: schema.Peer, rename: inprocess.GethRename, start: child("geth")}
+	ws.harness += "; go-ethereum: rpc.Server.WebsocketHandler in a child process, over ws:// on loopback. " +
+		"The client is bench's own lean WebSocket client in the harness process, sharing the machine"
+	ws.impls = []serverImpl{ours, geth}
+	ws.fanouts = []serverImpl{
+		{name: "fanout", role: schema.Ceiling, start: child("fanout"), label: "bare fan-out, no JSON-RPC"},
+		{name: "fanout_parallel", role: schema.Ceiling, start: child("fanout_parallel"),
+			label: "bare fan-out over wsconn, no JSON-RPC, one writing goroutine per processor"},
+	}
+	for _, impl := range append(ws.impls[:len(ws.impls):len(ws.impls)], ws.fanouts...) {
+		if ws.shared[impl.name] != nil {
+			continue
+		}
+		s, err := impl.start(ctx)
+		if err != nil {
+			ws.Close()
+			return nil, fmt.Errorf("websocket: starting %s: %w", impl.name, err)
+		}
+		ws.shared[impl.name] = s
+	}
+	return ws, nil
+}
+
+// Close stops the shared servers.
+func (ws *WebSocket) Close() {
+	for _, s := range ws.shared {
+		s.stop()
+	}
+}
+
+// callRequest is a single call of the given id as impl names it.
+func callRequest(method, params string, id int) []byte {
+	return []byte(`{"jsonrpc":"2.0","method":"` + method + `","params":` + params + `,"id":` + strconv.Itoa(id) + `}`)
+}
+
+// pipeCell is one connection count and depth.
+type pipeCell struct{ conns, depth int }
+
+func (c pipeCell) x() string {
+	return fmt.Sprintf("%s × %d in flight", Count(c.conns, "conn", "conns"), c.depth)
+}
+
+// String is the cell in short: 4×256.
+func (c pipeCell) String() string { return fmt.Sprintf("%d×%d", c.conns, c.depth) }
+
+// pipeCells are every connection count by every depth.
+func pipeCells(p Profile) []pipeCell {
+	var cells []pipeCell
+	for _, n := range p.WSConns {
+		for _, d := range p.WSDepths {
+			cells = append(cells, pipeCell{n, d})
+		}
+	}
+	return cells
+}
+
+// cellNames are the x values of cells.
+func cellNames(cells []pipeCell) []string {
+	var xs []string
+	for _, c := range cells {
+		xs = append(xs, c.x())
+	}
+	return xs
+}
+
+// pipelined says how the pipelined sets keep calls in flight.
+const pipelined = "each connection keeps its number of calls in flight: a call is written as soon as an answer " +
+	"comes back, and the calls written together go out in one network write; every answer is checked"
+
+// pipeSet is a set of calls per second by connections × calls in flight.
+func pipeSet(id, group, title, harness, note string) schema.Set {
+	return newSet(id, group, title, harness, note,
+		schema.Metric{Name: "rpc_per_s", Unit: "calls per second", Better: schema.Higher, Log: true},
+		"connections × calls in flight on each")
+}
+
+// Pipelined measures the five requests cycled over WebSocket with a fixed
+// number of calls in flight on each connection, ours then the peer on
+// each cell.
+func (ws *WebSocket) Pipelined(ctx context.Context, e *Env) schema.Set {
+	s := pipeSet("ws_pipelined", "websocket", "WebSocket: pipelined calls per second, the five requests cycled", ws.harness,
+		pipelined)
+	var targets []pipeTarget
+	for _, impl := range ws.impls {
+		reqs, expect := wsload.Workload(impl.rename)
+		targets = append(targets, pipeTo(impl.name, impl.label, impl.role, ws.shared[impl.name].dial, reqs, expect))
+	}
+	return measurePipes(ctx, e, s, pipeCells(e.Profile), targets, 1)
+}
+
+func broadcastX(n int) string { return Count(n, "subscriber", "subscribers") }
+
+// broadcastShares is how the broadcast set publishes the profile's
+// messages: its rounds, and each session's warm-up and timed messages
+// (the timed ones split between the rounds).
+func broadcastShares(p Profile) (rounds, warmup, runs int) {
+	rounds = max(1, p.BroadcastRounds)
+	return rounds, max(1, p.BroadcastWarmup), max(1, (p.BroadcastRuns+rounds-1)/rounds)
+}
+
+// Broadcast subscribes n connections to the chat for every n of the
+// profile, then publishes messages one at a time and times each until the
+// last subscriber has it, the series taking turns round by round
+// (broadcastShares); the set's note says what each series is.
+func (ws *WebSocket) Broadcast(ctx context.Context, e *Env) schema.Set {
+	s := newSet("ws_broadcast", "websocket", "WebSocket: broadcast, ms from publish until the last subscriber has the message",
+		ws.harness, "one connection per subscriber and one more that publishes; the clock starts before the publish call "+
+			"is written and stops when the last subscriber has read its notification; each timed message is a run. "+
+			"The series take turns: each round opens a session of every series in turn on fresh connections, "+
+			"publishes its warm-up and then its share of the timed messages, and closes it; the order turns by one "+
+			"series each round, so that every series meets the same phases of a shared machine. "+
+			"The bare fan-out is a server with no JSON-RPC at all that writes one pre-encoded notification to each "+
+			"connection in turn from the publisher's goroutine: it shows what delivery itself costs here, where "+
+			"every subscriber costs a write on the server and a read in the client, on the same two cores; the "+
+			"parallel bare fan-out shares those writes between one goroutine per processor, each writing its "+
+			"share of the subscribers over package wsconn (the framing and writes of ours), from a server "+
+			"process of its own as ours and go-ethereum are: the least a server can do for a delivery here. "+
+			"The write system calls alone are the harness writing a notification-sized message (100 bytes) to as "+
+			"many loopback TCP connections in turn, nobody reading: the least a write to each can cost here. "+
+			"Writes and reads are the same writes shared between one goroutine per processor, with a goroutine of "+
+			"the harness reading each connection, the clock stopping when the last has the message: the least a "+
+			"delivery to each subscriber can cost on these two cores, the readers' share included",
+		schema.Metric{Name: "ms", Unit: "ms until the last subscriber has it", Better: schema.Lower, Log: true},
+		"subscribers")
+	rounds, warmup, timed := broadcastShares(e.Profile)
+	sizes := e.Profile.BroadcastSizes
+	for _, n := range sizes {
+		s.Cells = append(s.Cells, broadcastX(n))
+	}
+	session := func(open func(n int) (wsload.Broadcaster, error)) func(int, func(string, ...float64)) error {
+		return func(i int, add func(string, ...float64)) error {
+			b, err := open(sizes[i])
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			times, err := wsload.Times(ctx, b, warmup, timed)
+			add("ms", millis(times)...)
+			return err
+		}
+	}
+	var targets []target
+	for _, impl := range append(ws.impls[:len(ws.impls):len(ws.impls)], ws.fanouts...) {
+		url := ws.shared[impl.name].url
+		targets = append(targets, target{name: impl.name, label: impl.label, role: impl.role,
+			work: func(i int) int { return broadcastStepWork(e.Profile, sizes[i]) },
+			measure: session(func(n int) (wsload.Broadcaster, error) {
+				return wsload.OpenBroadcast(ctx, chat([]string{url}, []string{url}, n))
+			})})
+	}
+	writes := func(name, label string, read bool) target {
+		return target{name: name, label: label, role: schema.Ceiling,
+			work:    func(i int) int { return writesStepWork(e.Profile, sizes[i]) },
+			measure: session(func(n int) (wsload.Broadcaster, error) { return wsload.OpenWrites(n, notificationSize, read) })}
+	}
+	targets = append(targets, writes("writes", "write system calls alone", false),
+		writes("writes_read", "writes and reads, no WebSocket", true))
+	for _, t := range targets {
+		s.Series = append(s.Series, t.series("ms", "ms"))
+	}
+	if err := e.turns(&s, rounds, true, targets); err != nil {
+		return failed(s, err)
+	}
+	s.Compare("ours", "geth")
+	s.Compare("ours", "fanout")
+	s.Compare("ours", "fanout_parallel")
+	s.Compare("fanout_parallel", "geth")
+	s.Compare("ours", "writes")
+	s.Compare("ours", "writes_read")
+	return s
+}
+
+// chat is the session of the demo's chat: n subscribers spread over subs,
+// one publisher on each of pubs.
+func chat(subs, pubs []string, n int) wsload.BroadcastConfig {
+	return wsload.BroadcastConfig{SubscriberURLs: subs, PublisherURLs: pubs, Subscribers: n,
+		Subscribe: callRequest("demo_subscribe", `["chat"]`, 1), Notification: "demo_subscription",
+		Publish: func(id int, text string) []byte {
+			return callRequest("demo_publish", `["chat",`+strconv.Quote(text)+`]`, id)
+		}}
+}
+
+// notificationSize is the bytes of the writes alone: about a chat
+// notification's.
+const notificationSize = 100
