@@ -19,7 +19,6 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/load"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/serverproc"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/streamload"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
 )
 
@@ -127,7 +126,7 @@ func (c *Caddy) servesHTTPS(ctx context.Context) error {
 // its TCP listener and its unix socket.
 func (c *Caddy) ServesStreams(ctx context.Context) error {
 	for _, l := range [][2]string{{"tcp", c.TCP}, {"unix", c.Socket}} {
-		if err := callAdd(ctx, streamload.Dialer(l[0], l[1])); err != nil {
+		if err := callAdd(ctx, wsload.StreamDialer(l[0], l[1])); err != nil {
 			return fmt.Errorf("jsonrpc app over %s %s: %w", l[0], l[1], err)
 		}
 	}

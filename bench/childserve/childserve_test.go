@@ -13,7 +13,6 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/grpcpeer"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/streamload"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/demo"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
@@ -150,7 +149,7 @@ var short = pipeline.Windows{Warmup: 10 * time.Millisecond, Length: 50 * time.Mi
 // run runs a pipelined load of reqs over network and addr.
 func run(network, addr string, conns, depth int, reqs [][]byte, expect wsload.Expect) ([]float64, error) {
 	return pipeline.Run(context.Background(), pipeline.Config{Conns: conns, Depth: depth, Requests: reqs,
-		Expect: expect.Prepare(), Windows: short}, streamload.Dialer(network, addr))
+		Expect: expect.Prepare(), Windows: short}, wsload.StreamDialer(network, addr))
 }
 
 func TestEveryStreamServerAnswersPipelinedCalls(t *testing.T) {
@@ -200,7 +199,7 @@ func TestGRPCAnswersUnaryAndStreamedCalls(t *testing.T) {
 func TestFloodCountsEveryItemOfOursAndTheBareServer(t *testing.T) {
 	_, bare := serve(t, "bare")
 	for _, addr := range []string{serveOurs(t), bare} {
-		rates, err := streamload.Flood(context.Background(), "tcp", addr, streamload.FloodConfig{
+		rates, err := wsload.Flood(context.Background(), "tcp", addr, wsload.FloodConfig{
 			Subscribe:    []byte(`{"jsonrpc":"2.0","method":"demo_subscribe","params":["flood",1000000000],"id":1}`),
 			Notification: "demo_subscription", Windows: short})
 		if err != nil || len(rates) != 2 || rates[0] <= 0 {

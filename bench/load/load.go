@@ -22,6 +22,7 @@ import (
 	"net/url"
 	"slices"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -47,23 +48,20 @@ type Config struct {
 	// CallsPerRequest is the number of JSON-RPC calls a request holds (1,
 	// or the batch size), used to report calls per second.
 	CallsPerRequest int
-	// Clients, when set, are the connections to send on (their number and
-	// protocol stand for Conns and HTTP2), left open after the run;
-	// otherwise the run opens its own and closes them at its end.
+	// Clients, when set, are the connections to send on (standing for Conns
+	// and HTTP2), left open; otherwise the run opens its own.
 	Clients *Clients
 }
 
 // Clients are keep-alive connections, each the one of its own
-// http.Client, that runs can share: runs of several targets on one server
-// given the same Clients take turns on the same warm connections.
+// http.Client, that runs of several targets on one server can share.
 type Clients struct {
 	http2   bool
 	clients []*http.Client
 }
 
 // Open returns cfg.Conns clients (default 1) for cfg.URL's scheme,
-// speaking HTTP/2 when cfg.HTTP2 is set, otherwise HTTP/1.1. Close closes
-// their connections.
+// speaking HTTP/2 when cfg.HTTP2 is set, otherwise HTTP/1.1.
 func Open(cfg Config) (*Clients, error) {
 	if err := checkURL(cfg.URL); err != nil {
 		return nil, err
@@ -117,8 +115,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	for i, c := range clients.clients {
 		workers[i] = &worker{cfg: &cfg, client: c}
 	}
-	// phase runs the workers until more reports false or a request fails,
-	// recording latencies when record is set.
+	// phase runs the workers until more reports false or a request fails.
 	phase := func(more func() bool, record bool) error {
 		g, ctx := errgroup.WithContext(ctx)
 		for _, w := range workers {
@@ -165,8 +162,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	return r, nil
 }
 
-// checkURL fails unless raw is an http or https URL whose host is a
-// loopback IP address or "localhost".
+// checkURL fails unless raw is an http or https URL on loopback.
 func checkURL(raw string) error {
 	u, err := url.Parse(raw)
 	if err == nil && u.Scheme != "http" && u.Scheme != "https" {
@@ -178,8 +174,7 @@ func checkURL(raw string) error {
 	return CheckLoopbackHost(u.Hostname())
 }
 
-// newClient returns a client that holds at most one connection, speaking
-// the protocol cfg asks for.
+// newClient returns a client that holds at most one connection.
 func newClient(cfg Config) *http.Client {
 	d := &net.Dialer{Timeout: cfg.Timeout, KeepAlive: 30 * time.Second, Control: LoopbackOnly}
 	var p http.Protocols
@@ -198,7 +193,6 @@ func newClient(cfg Config) *http.Client {
 	}}
 }
 
-// worker sends requests on one connection, one at a time.
 type worker struct {
 	cfg    *Config
 	client *http.Client
@@ -225,15 +219,11 @@ func (w *worker) once(ctx context.Context) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	wantMajor := 1
-	if w.cfg.HTTP2 {
-		wantMajor = 2
-	}
 	switch ct := w.cfg.ExpectContentType; {
 	case resp.StatusCode != http.StatusOK:
 		return 0, fmt.Errorf("status %d, want 200: %.200s", resp.StatusCode, w.buf.Bytes())
-	case resp.ProtoMajor != wantMajor:
-		return 0, fmt.Errorf("answered over %s, want HTTP/%d", resp.Proto, wantMajor)
+	case (resp.ProtoMajor == 2) != w.cfg.HTTP2:
+		return 0, fmt.Errorf("answered over %s with HTTP2 %v", resp.Proto, w.cfg.HTTP2)
 	case ct != "" && resp.Header.Get("Content-Type") != ct:
 		return 0, fmt.Errorf("Content-Type %q, want %q", resp.Header.Get("Content-Type"), ct)
 	case w.cfg.ExpectBody != nil && !bytes.Equal(w.buf.Bytes(), w.cfg.ExpectBody):
@@ -241,3 +231,29 @@ func (w *worker) once(ctx context.Context) (time.Duration, error) {
 	}
 	return took, nil
 }
+
+// ErrNotLoopback is returned for a target that is not on this machine.
+var ErrNotLoopback = errors.New("load: only loopback targets are allowed")
+
+// CheckLoopbackHost fails unless host is a loopback IP address or
+// "localhost".
+func CheckLoopbackHost(host string) error {
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return fmt.Errorf("%w: host %q", ErrNotLoopback, host)
+	}
+	return nil
+}
+
+// CheckLoopbackAddr fails unless addr is a host and port whose host
+// CheckLoopbackHost accepts.
+func CheckLoopbackAddr(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	return CheckLoopbackHost(host)
+}
+
+// LoopbackOnly is a net.Dialer Control function that refuses any resolved
+// address that is not a loopback IP.
+func LoopbackOnly(_, address string, _ syscall.RawConn) error { return CheckLoopbackAddr(address) }

@@ -10,7 +10,6 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/streamload"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
 )
 
@@ -37,14 +36,14 @@ func (st *Stream) Memory(ctx context.Context, e *Env) schema.Set {
 				if err != nil {
 					return nil, err
 				}
-				return &server{dial: streamload.Dialer("tcp", c.TCP), rss: c.Proc.RSS, stop: c.Stop}, nil
+				return &server{dial: wsload.StreamDialer("tcp", c.TCP), rss: c.Proc.RSS, stop: c.Stop}, nil
 			}},
 			{"geth", "go-ethereum IPC (unix socket)", schema.Peer, inprocess.GethRename, func(ctx context.Context) (*server, error) {
 				g, err := childserve.Start(ctx, "ipc")
 				if err != nil {
 					return nil, err
 				}
-				return &server{dial: streamload.Dialer(g.Network, g.Addr), rss: g.RSS, stop: g.Stop}, nil
+				return &server{dial: wsload.StreamDialer(g.Network, g.Addr), rss: g.RSS, stop: g.Stop}, nil
 			}},
 		})
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/streamload"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/demo"
 )
@@ -89,7 +88,7 @@ func pipeTo(name, label, role string, dial func(context.Context) (pipeline.Conn,
 
 // streamTarget is pipeTo over a stream listener.
 func streamTarget(name, label, role, network, addr string, reqs [][]byte, expect wsload.Expect) pipeTarget {
-	return pipeTo(name, label, role, streamload.Dialer(network, addr), reqs, expect)
+	return pipeTo(name, label, role, wsload.StreamDialer(network, addr), reqs, expect)
 }
 
 // measurePipes measures every target on cells (named as the cells of s, or
@@ -217,7 +216,7 @@ func (st *Stream) Streaming(ctx context.Context, e *Env) schema.Set {
 			"the floor of the client and the loopback on the same cores",
 		schema.Metric{Name: "items_per_s", Unit: "notifications per second", Better: schema.Higher}, "subscriptions")
 	s.Cells = []string{floodX}
-	cfg := streamload.FloodConfig{
+	cfg := wsload.FloodConfig{
 		Subscribe:    callRequest("demo_subscribe", `["flood",`+strconv.Itoa(demo.MaxFlood)+`]`, 1),
 		Notification: "demo_subscription",
 		Windows:      pipeline.Windows{Warmup: e.Profile.WSWarmup, Length: e.Profile.WSWindow, Count: e.Profile.Runs},
@@ -228,13 +227,13 @@ func (st *Stream) Streaming(ctx context.Context, e *Env) schema.Set {
 	}
 	targets := []pipeTarget{
 		flood("ours", "ours over TCP", schema.Ours, func() ([]float64, error) {
-			return streamload.Flood(ctx, "tcp", st.caddy.TCP, cfg)
+			return wsload.Flood(ctx, "tcp", st.caddy.TCP, cfg)
 		}),
 		flood("ours_ws", "ours over WebSocket", schema.Baseline, func() ([]float64, error) {
-			return streamload.FloodWebSocket(ctx, st.caddy.WS, cfg)
+			return wsload.FloodWebSocket(ctx, st.caddy.WS, cfg)
 		}),
 		flood("bare", "bare server, no JSON-RPC (TCP)", schema.Ceiling, func() ([]float64, error) {
-			return streamload.Flood(ctx, st.bare.Network, st.bare.Addr, cfg)
+			return wsload.Flood(ctx, st.bare.Network, st.bare.Addr, cfg)
 		}),
 	}
 	return measurePipes(ctx, e, s, []pipeCell{{1, 1}}, targets, 1)

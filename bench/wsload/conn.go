@@ -1,22 +1,33 @@
-// Package wsload is the WebSocket side of the load generator: Conn, package
-// wsconn's client side, for calls (Dialer hands it to package pipeline);
-// Reader, the cheapest reader of a stream of notifications; answers checked
-// byte-wise (Expect), so that the client's own cost stays small next to the
-// server's. Built on them: a session of many subscribers and their
+// Package wsload is the message side of the load generator, over WebSocket
+// and over TCP and unix-socket streams: Conn, package wsconn's client side,
+// and StreamConn, a line per message, for calls (Dialer and StreamDialer hand
+// them to package pipeline); Reader, the cheapest reader of a stream of
+// notifications; answers checked byte-wise (Expect), so that the client's
+// own cost stays small next to the server's. Built on them: the items per
+// second of one subscription (Flood), a session of many subscribers and their
 // publishers, which times a broadcast (OpenBroadcast), and delivery to many
 // subscribers spread over several servers (Delivery).
 //
-// Like package load it only ever connects to loopback: Dial refuses a URL
-// whose host is not a loopback IP or "localhost", and every dial is checked
-// again after name resolution.
+// Like package load it only ever connects to loopback: a URL or a TCP
+// address whose host is not a loopback IP or "localhost" is refused, and
+// every dial is checked again after name resolution.
 package wsload
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
+	"slices"
+	"sync"
+	"syscall"
 	"time"
+
+	"github.com/gobwas/ws"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/load"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
@@ -89,3 +100,203 @@ func (c *Conn) ReadMessage(dst []byte) ([]byte, error) {
 
 // Close closes the connection without a closing handshake.
 func (c *Conn) Close() error { return c.CloseNow() }
+
+// Reader is a client WebSocket connection that sends little and reads
+// much, for the flood and the nodes' subscribers, where the client reading
+// is what bounds the figure: frame headers decoded by github.com/gobwas/ws
+// out of a large buffer, and nothing else done per message. Reading
+// through Conn (wsconn, which checks that every text message is UTF-8 and
+// records signs of life) costs the flood about 15% of its rate on the
+// project's machine. One goroutine reads; WriteMany may come from any
+// goroutine.
+type Reader struct {
+	nc     io.ReadWriteCloser
+	br     *bufio.Reader
+	header [ws.MaxHeaderSize - 2]byte
+	wmu    sync.Mutex // WriteMany and the pongs
+}
+
+// DialReader connects to a ws:// URL on loopback as Dial does,
+// gobwas/ws making the opening handshake.
+func DialReader(ctx context.Context, rawURL string) (*Reader, error) {
+	if err := CheckURL(rawURL); err != nil {
+		return nil, err
+	}
+	d := ws.Dialer{NetDial: netDialer.DialContext}
+	nc, br, _, err := d.Dial(ctx, rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("wsload: %s: %w", rawURL, err)
+	}
+	var r io.Reader = nc
+	if br != nil { // what the server sent right after its answer
+		early, _ := br.Peek(br.Buffered())
+		r = io.MultiReader(bytes.NewReader(bytes.Clone(early)), nc)
+		ws.PutReader(br)
+	}
+	return &Reader{nc: nc, br: bufio.NewReaderSize(r, 64<<10)}, nil
+}
+
+// WriteMany writes text messages, masked as a client's must be, a network
+// write each.
+func (r *Reader) WriteMany(msgs ...[]byte) error {
+	r.wmu.Lock()
+	defer r.wmu.Unlock()
+	for _, m := range msgs {
+		if err := ws.WriteFrame(r.nc, ws.MaskFrame(ws.NewTextFrame(m))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ReadMessage reads the next text or binary message into dst[:0] and
+// returns it. It answers pings, skips pongs, and fails for a close frame.
+func (r *Reader) ReadMessage(dst []byte) ([]byte, error) {
+	dst = dst[:0]
+	state := ws.StateClientSide // server frames must not be masked
+	for {
+		h, err := ws.ReadHeaderBuffer(r.br, r.header[:])
+		if err != nil {
+			return dst, err
+		}
+		if err := ws.CheckHeader(h, state); err != nil {
+			return dst, fmt.Errorf("wsload: %w", err)
+		}
+		if uint64(len(dst))+uint64(h.Length) > maxMessage {
+			return dst, fmt.Errorf("wsload: message over %d bytes", maxMessage)
+		}
+		start := len(dst)
+		payload := slices.Grow(dst, int(h.Length))[:start+int(h.Length)]
+		if _, err := io.ReadFull(r.br, payload[start:]); err != nil {
+			return dst, err
+		}
+		switch h.OpCode {
+		case ws.OpPing:
+			r.wmu.Lock()
+			err := ws.WriteFrame(r.nc, ws.MaskFrame(ws.NewPongFrame(payload[start:])))
+			r.wmu.Unlock()
+			if err != nil {
+				return dst, err
+			}
+			continue
+		case ws.OpPong:
+			continue
+		case ws.OpClose:
+			return dst, errors.New("wsload: connection closed by the server")
+		}
+		dst = payload
+		if h.Fin {
+			return dst, nil
+		}
+		state = state.Set(ws.StateFragmented)
+	}
+}
+
+// Close closes the connection without a closing handshake.
+func (r *Reader) Close() error { return r.nc.Close() }
+
+// StreamConn is a client stream connection: requests written back to back,
+// each followed by a newline, answers read line by line (ours ends every
+// answer with "\n", and go-ethereum's IPC codec does too). One goroutine
+// reads; writes may come from any goroutine.
+type StreamConn struct {
+	nc  net.Conn
+	br  *bufio.Reader
+	hr  *hookReader // under br
+	wmu sync.Mutex  // guards bw
+	bw  *bufio.Writer
+}
+
+// DialStream connects to addr on network "tcp" (a loopback address) or
+// "unix".
+func DialStream(ctx context.Context, network, addr string) (*StreamConn, error) {
+	d := &net.Dialer{Timeout: 10 * time.Second}
+	switch network {
+	case "tcp":
+		if err := load.CheckLoopbackAddr(addr); err != nil {
+			return nil, err
+		}
+		d.Control = load.LoopbackOnly
+	case "unix":
+	default:
+		return nil, fmt.Errorf("wsload: network %q: want tcp or unix", network)
+	}
+	nc, err := d.DialContext(ctx, network, addr)
+	// A unix socket whose backlog is full refuses at once (EAGAIN) where
+	// TCP would wait: wait here instead, as a TCP dial does.
+	for try := 0; errors.Is(err, syscall.EAGAIN) && try < 1000; try++ {
+		time.Sleep(time.Millisecond)
+		nc, err = d.DialContext(ctx, network, addr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return newStreamConn(nc), nil
+}
+
+// StreamDialer dials network and addr as DialStream does, for pipeline.Run.
+func StreamDialer(network, addr string) func(context.Context) (pipeline.Conn, error) {
+	return func(ctx context.Context) (pipeline.Conn, error) { return DialStream(ctx, network, addr) }
+}
+
+func newStreamConn(nc net.Conn) *StreamConn {
+	hr := &hookReader{r: nc}
+	return &StreamConn{nc: nc, br: bufio.NewReaderSize(hr, 64<<10), hr: hr, bw: bufio.NewWriterSize(nc, 64<<10)}
+}
+
+// hookReader reads r, calling beforeRead (when set) before each read:
+// under the buffered reader, each read is one the buffer could not spare.
+type hookReader struct {
+	r          io.Reader
+	beforeRead func()
+}
+
+func (h *hookReader) Read(p []byte) (int, error) {
+	if h.beforeRead != nil {
+		h.beforeRead()
+	}
+	return h.r.Read(p)
+}
+
+// WriteMany writes msgs, each followed by a newline, in one network write
+// (or as few as the buffer allows).
+func (c *StreamConn) WriteMany(msgs ...[]byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	for _, m := range msgs {
+		c.bw.Write(m) // a failed write fails the Flush too
+		c.bw.WriteByte('\n')
+	}
+	return c.bw.Flush()
+}
+
+// ReadMessage returns the next line, an answer, without its newline. The
+// slice is valid until the next read: it lies in the reader's buffer, or,
+// for a line longer than the buffer, in a slice of its own (dst is not
+// used: it may be the previous answer, in the buffer).
+func (c *StreamConn) ReadMessage(_ []byte) ([]byte, error) {
+	line, err := c.br.ReadSlice('\n')
+	if err == nil {
+		return line[:len(line)-1], nil
+	}
+	dst := append([]byte(nil), line...)
+	for errors.Is(err, bufio.ErrBufferFull) {
+		if len(dst) > maxMessage {
+			return nil, errors.New("wsload: line too long")
+		}
+		line, err = c.br.ReadSlice('\n')
+		dst = append(dst, line...)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return dst[:len(dst)-1], nil
+}
+
+// BeforeReadWait sets f, called on the reading goroutine each time a read
+// is about to read the network because the buffer cannot complete the
+// line, which may wait for the server.
+func (c *StreamConn) BeforeReadWait(f func()) { c.hr.beforeRead = f }
+
+// Close closes the connection.
+func (c *StreamConn) Close() error { return c.nc.Close() }

@@ -5,6 +5,8 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -14,19 +16,12 @@ import (
 
 // BroadcastConfig describes a broadcast session.
 type BroadcastConfig struct {
-	// SubscriberURLs are the ws:// endpoints, on loopback, the subscribers
-	// spread over: subscriber i dials SubscriberURLs[i%len].
-	SubscriberURLs []string
-	// PublisherURLs each get one publishing connection; the messages are
-	// published through them in turn.
-	PublisherURLs []string
-	// Subscribers is the number of subscribing connections, one
-	// subscription each.
-	Subscribers int
-	Subscribe   []byte // the subscription request; its answer must be a success
-	// Publish returns the publish request for a message text.
-	Publish      func(id int, text string) []byte
-	Notification string // the method name of the notifications
+	SubscriberURLs []string                         // the ws:// URLs subscriber i dials, SubscriberURLs[i%len]
+	PublisherURLs  []string                         // one publishing connection each, published through in turn
+	Subscribers    int                              // the subscribing connections, one subscription each
+	Subscribe      []byte                           // the subscription request; its answer must be a success
+	Publish        func(id int, text string) []byte // the publish request for a message text
+	Notification   string                           // the method name of the notifications
 	// Timeout bounds each wait: for a subscription's answer and for a
 	// message to reach every subscriber (default 30s).
 	Timeout time.Duration
@@ -66,8 +61,7 @@ func OpenBroadcast(ctx context.Context, cfg BroadcastConfig) (Broadcaster, error
 	return openSession(ctx, cfg, func(ctx context.Context, url string) (Messages, error) { return Dial(ctx, url) })
 }
 
-// Messages is a connection seen as messages, one per WebSocket message
-// (Conn, Reader) or per line over a stream (streamload.Conn).
+// Messages is a connection seen as messages: Conn, Reader or StreamConn.
 type Messages interface {
 	WriteMany(msgs ...[]byte) error
 	ReadMessage(dst []byte) ([]byte, error)
@@ -84,14 +78,12 @@ type listener struct {
 	_      [104]byte
 }
 
-// publisher is one publishing connection and its calls.
 type publisher struct {
 	c        *Conn
 	sent     int64 // written by the publishing goroutine only
 	answered atomic.Int64
 }
 
-// session is the subscribers and the publishing connections.
 type session struct {
 	cfg                 BroadcastConfig
 	notification, probe []byte
@@ -239,9 +231,6 @@ func (s *session) counts() (least, total int64) {
 	return least, total
 }
 
-// next returns the publisher whose turn it is.
-func (s *session) next() *publisher { return s.pubs[s.published%int64(len(s.pubs))] }
-
 // send queues message text on p.
 func (s *session) send(p *publisher, text string) error {
 	s.id++
@@ -257,7 +246,7 @@ func (s *session) Publish(ctx context.Context, i int) (time.Duration, error) {
 	s.round.Store(r)
 	defer s.round.Store(nil)
 	start := time.Now()
-	p := s.next()
+	p := s.pubs[s.published%int64(len(s.pubs))]
 	if err := cmp.Or(s.send(p, text), p.c.Flush()); err != nil {
 		return 0, err
 	}
@@ -310,4 +299,270 @@ func (r *round) wait(ctx, group context.Context, start time.Time, timeout time.D
 	case <-t.C:
 		return 0, fmt.Errorf("wsload: %d receivers still wait for %q after %v", r.waiting.Load(), r.want, timeout)
 	}
+}
+
+// DeliveryConfig describes one delivery measurement.
+type DeliveryConfig struct {
+	// BroadcastConfig is the session: the subscribers, read through
+	// Reader, and the publishers. Its Timeout also bounds the wait for the
+	// last message of the stream once publishing stops.
+	BroadcastConfig
+	// LatencyWarmup and LatencyRuns are the messages published one at a
+	// time before and while timing.
+	LatencyWarmup, LatencyRuns int
+	Stream                     pipeline.Windows // the timing of the stream of publishes
+	// InFlight bounds the publish calls unanswered on each publishing
+	// connection; Lag bounds the messages published that some subscriber
+	// has not read yet. Below the servers' send queue, Lag keeps any
+	// notification from being dropped.
+	InFlight, Lag int
+	// Clocks, when set, are read at the start and the end of every window:
+	// each returns the CPU time some processes have used so far.
+	Clocks map[string]func() (time.Duration, error)
+}
+
+// DeliveryResult is what Delivery measured.
+type DeliveryResult struct {
+	Latency []time.Duration      // the timed messages' delivery times, as OpenBroadcast times them
+	Rates   []float64            // the notifications all subscribers read per second, one per window
+	Busy    map[string][]float64 // for each of the Clocks, the CPU time used per second of each window
+}
+
+// Delivery opens the session and publishes probes until every subscriber
+// has one, so that the subscriptions are live on every server. It then
+// times messages published one at a time, each once every subscriber has
+// the one before, then keeps publishing within InFlight and Lag and counts
+// the notifications all subscribers read in each window. Once publishing
+// stops every subscriber must have read every message, once: a
+// notification dropped, repeated or foreign fails the measurement.
+func Delivery(ctx context.Context, cfg DeliveryConfig) (DeliveryResult, error) {
+	var res DeliveryResult
+	s, err := openSession(ctx, cfg.BroadcastConfig, func(ctx context.Context, url string) (Messages, error) {
+		return DialReader(ctx, url)
+	})
+	if err != nil {
+		return res, err
+	}
+	defer s.Close()
+	if err := s.probeAll(); err != nil {
+		return res, err
+	}
+	if res.Latency, err = Times(ctx, s, cfg.LatencyWarmup, cfg.LatencyRuns); err != nil {
+		return res, err
+	}
+	res.Rates, res.Busy, err = s.stream(cfg)
+	return res, err
+}
+
+// probeAll publishes a probe every 50 ms until every subscriber has read
+// one, then lets the last ones arrive before probes count as messages
+// again.
+func (s *session) probeAll() error {
+	s.probing.Store(true)
+	end := time.Now().Add(s.cfg.Timeout)
+	for {
+		live := 0
+		for i := range s.ls {
+			if s.ls[i].probed.Load() {
+				live++
+			}
+		}
+		if live == len(s.ls) {
+			break
+		}
+		if time.Now().After(end) {
+			return fmt.Errorf("wsload: %d of %d subscribers had no probe within %v", len(s.ls)-live, len(s.ls),
+				s.cfg.Timeout)
+		}
+		for _, p := range s.pubs {
+			if err := cmp.Or(s.send(p, "probe"), p.c.Flush()); err != nil {
+				return err
+			}
+		}
+		if err := pipeline.Wait(s.Ctx, 50*time.Millisecond); err != nil {
+			return err
+		}
+	}
+	err := pipeline.Wait(s.Ctx, 200*time.Millisecond)
+	s.probing.Store(false)
+	return err
+}
+
+// stream publishes from another goroutine while it counts the windows and
+// reads the clocks, then stops and waits until every subscriber has read
+// every message. It returns the rates and the cores each clock kept busy.
+func (s *session) stream(cfg DeliveryConfig) ([]float64, map[string][]float64, error) {
+	var stop atomic.Bool
+	pumped := make(chan error, 1)
+	go func() {
+		err := s.pump(&stop, int64(cfg.InFlight), int64(cfg.Lag))
+		if err != nil {
+			s.Fail(err)
+		}
+		pumped <- err
+	}()
+	names := slices.Sorted(maps.Keys(cfg.Clocks))
+	growth, err := cfg.Stream.Growth(s.Ctx, func() ([]float64, error) {
+		_, n := s.counts()
+		v := []float64{float64(n)}
+		for _, name := range names {
+			d, err := cfg.Clocks[name]()
+			if err != nil {
+				return nil, err
+			}
+			v = append(v, d.Seconds())
+		}
+		return v, nil
+	})
+	stop.Store(true)
+	// A write that waits for a server that no longer reads: closing the
+	// publishers ends it.
+	late := time.AfterFunc(s.cfg.Timeout, func() {
+		for _, p := range s.pubs {
+			p.c.Close()
+		}
+	})
+	pumpErr := <-pumped
+	if !late.Stop() {
+		pumpErr = fmt.Errorf("wsload: a publisher's write still waited %v after publishing stopped", s.cfg.Timeout)
+	}
+	if err = cmp.Or(err, pumpErr); err != nil {
+		return nil, nil, err
+	}
+	end := time.Now().Add(s.cfg.Timeout)
+	for least, _ := s.counts(); least < s.published; least, _ = s.counts() {
+		if time.Now().After(end) {
+			return nil, nil, fmt.Errorf("wsload: a subscriber read %d of the %d messages published, %v after the last",
+				least, s.published, s.cfg.Timeout)
+		}
+		if err := pipeline.Wait(s.Ctx, 5*time.Millisecond); err != nil {
+			return nil, nil, err
+		}
+	}
+	if _, total := s.counts(); total != s.published*int64(len(s.ls)) {
+		return nil, nil, fmt.Errorf("wsload: the subscribers read %d notifications of %d messages published to %d",
+			total, s.published, len(s.ls))
+	}
+	rates, busy := make([]float64, len(growth)), map[string][]float64{}
+	for w, g := range growth {
+		rates[w] = g[0]
+		for i, name := range names {
+			busy[name] = append(busy[name], g[i+1])
+		}
+	}
+	return rates, busy, nil
+}
+
+// pump publishes until stop, with at most inFlight calls unanswered on
+// each publisher and lag messages unread by some subscriber, and flushes
+// what it wrote each time it finds no room for more.
+func (s *session) pump(stop *atomic.Bool, inFlight, lag int64) error {
+	least, _ := s.counts()
+	dirty := make([]bool, len(s.pubs))
+	for !stop.Load() {
+		if lag <= s.published-least {
+			least, _ = s.counts()
+		}
+		wrote := 0
+		for room := lag - (s.published - least); room > 0 && wrote < 64; room-- {
+			i := int(s.published % int64(len(s.pubs)))
+			p := s.pubs[i]
+			if p.sent-p.answered.Load() >= inFlight {
+				break
+			}
+			if err := s.send(p, "s"+strconv.FormatInt(s.published, 10)); err != nil {
+				return err
+			}
+			s.published++
+			dirty[i] = true
+			wrote++
+		}
+		for i, p := range s.pubs {
+			if dirty[i] {
+				if err := p.c.Flush(); err != nil {
+					return err
+				}
+				dirty[i] = false
+			}
+		}
+		if wrote == 0 {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	return nil
+}
+
+// FloodConfig describes one flood measurement: a subscription to a source
+// that sends 1, 2, 3, ... as fast as the client reads.
+type FloodConfig struct {
+	Subscribe    []byte           // the subscription request; its answer carries the id
+	Notification string           // the method name of the notifications
+	Windows      pipeline.Windows // times the run
+}
+
+// Flood subscribes over a stream connection to network and addr and
+// returns the notifications per second of each window. Every notification
+// must be the subscription's and carry the number after the last.
+func Flood(ctx context.Context, network, addr string, cfg FloodConfig) ([]float64, error) {
+	c, err := DialStream(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	return flood(ctx, c, cfg)
+}
+
+// FloodWebSocket is Flood over a WebSocket connection to url, read with
+// Reader, the cheapest.
+func FloodWebSocket(ctx context.Context, url string, cfg FloodConfig) ([]float64, error) {
+	c, err := DialReader(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	return flood(ctx, c, cfg)
+}
+
+// flood runs cfg on c, and closes c.
+func flood(ctx context.Context, c Messages, cfg FloodConfig) ([]float64, error) {
+	id, err := Subscribe(c, cfg.Subscribe, 30*time.Second)
+	if err == nil && (len(id) < 3 || id[0] != '"') {
+		err = fmt.Errorf("wsload: subscribed as %s", id)
+	}
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	head := []byte(`{"jsonrpc":"2.0","method":"` + cfg.Notification + `","params":{"subscription":` + string(id) + `,"result":`)
+	var got atomic.Int64
+	g := pipeline.NewGroup(ctx)
+	g.Go(func() error {
+		var buf []byte
+		for n := int64(1); ; n++ {
+			msg, err := c.ReadMessage(buf)
+			if err == nil {
+				err = checkItem(msg, head, n)
+			}
+			if err != nil {
+				return err
+			}
+			got.Store(n)
+			buf = msg
+		}
+	})
+	defer g.Stop(func() { c.Close() })
+	return cfg.Windows.Rates(g.Ctx, got.Load)
+}
+
+// checkItem fails unless msg is the notification of head carrying n.
+func checkItem(msg, head []byte, n int64) error {
+	rest, ok := bytes.CutPrefix(msg, head)
+	if ok {
+		rest, ok = bytes.CutSuffix(rest, []byte("}}"))
+	}
+	if !ok {
+		return fmt.Errorf("wsload: item %d: not a notification of the subscription: %.200s", n, msg)
+	}
+	if v, err := strconv.ParseInt(string(rest), 10, 64); err != nil || v != n {
+		return fmt.Errorf("wsload: item %d: got %s (a gap or a repeat)", n, rest)
+	}
+	return nil
 }
