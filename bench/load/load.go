@@ -30,13 +30,10 @@ import (
 
 // Config describes one load run.
 type Config struct {
-	URL  string // the target; its host must be loopback
-	Body []byte // sent as the body of every POST, as application/json
-	// HTTP2 selects HTTP/2, over TLS; otherwise HTTP/1.1.
-	HTTP2 bool
-	// Conns is the number of connections, each with one request in flight
-	// (default 1).
-	Conns    int
+	URL      string        // the target; its host must be loopback
+	Body     []byte        // sent as the body of every POST, as application/json
+	HTTP2    bool          // HTTP/2, over TLS; otherwise HTTP/1.1
+	Conns    int           // the connections, each with one request in flight (default 1)
 	Duration time.Duration // bounds the timed run; zero means until Requests are sent
 	Requests int64         // bounds the timed run by count; zero means until Duration
 	Warmup   time.Duration // spent sending requests before the clock starts
@@ -83,13 +80,9 @@ func (c *Clients) Close() {
 
 // Result is what a run measured.
 type Result struct {
-	Requests int64 // the requests answered, all of them correctly
-	// CallsPerSec is the requests answered per second of the timed phase
-	// times CallsPerRequest.
-	CallsPerSec float64
-	// P99 is the 99th percentile (nearest rank) of the correct answers'
-	// latencies, in milliseconds.
-	P99 float64
+	Requests    int64   // the requests answered, all of them correctly
+	CallsPerSec float64 // the requests answered per second of the timed phase, times CallsPerRequest
+	P99         float64 // the 99th percentile (nearest rank) of the latencies, in milliseconds
 }
 
 // Run sends load as cfg describes and reports what it measured, verifying
@@ -148,12 +141,11 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	var r Result
 	var lat []time.Duration
 	for _, w := range workers {
 		lat = append(lat, w.lat...)
 	}
-	r.Requests = int64(len(lat))
+	r := Result{Requests: int64(len(lat))}
 	r.CallsPerSec = float64(r.Requests) / elapsed.Seconds() * float64(cfg.CallsPerRequest)
 	if len(lat) > 0 {
 		slices.Sort(lat)

@@ -1,8 +1,7 @@
-// Package pipeline drives pipelined calls over connections of any
-// transport: a fixed number of calls in flight on each of a fixed number of
+// Package pipeline drives pipelined calls over connections of any transport
+// (wsload's): a fixed number of calls in flight on each of a fixed number of
 // connections, every answer checked, calls per second over timed windows;
-// and opens many connections at once (Open, Call). wsload and streamload
-// give it their connections.
+// and opens many connections at once (Open, Call).
 package pipeline
 
 import (
@@ -44,9 +43,7 @@ type Config struct {
 	Depth    int
 	Requests [][]byte // sent in turn on every connection
 	Expect   Checker  // checks every answer
-	// Windows times the run: after its warm-up, the windows follow one
-	// another on the same connections.
-	Windows Windows
+	Windows  Windows  // times the run, on the same connections throughout
 }
 
 // Run dials cfg.Conns connections with dial, drives cfg over them, closes
@@ -212,8 +209,8 @@ func (g *Group) Stop(end func()) {
 	g.wg.Wait()
 }
 
-// Closer is a connection Open can open: comparable, so that CloseAll can
-// tell the ones set.
+// Closer is a connection Open can open, comparable so that CloseAll can tell
+// the ones set.
 type Closer interface {
 	comparable
 	io.Closer

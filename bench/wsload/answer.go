@@ -90,9 +90,8 @@ func (p *Prepared) Check(answer []byte) error {
 	return p.expect.Check(answer)
 }
 
-// trimLineEnd returns b without the "\r" and "\n" bytes that end it: what
-// bytes.TrimRight(b, "\r\n") returns, without building a set of the bytes
-// for each answer.
+// trimLineEnd is bytes.TrimRight(b, "\r\n") without building a set of the
+// bytes for each answer.
 func trimLineEnd(b []byte) []byte {
 	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
 		b = b[:len(b)-1]

@@ -75,25 +75,18 @@ func CheckURL(rawURL string) error {
 	return load.CheckLoopbackHost(u.Hostname())
 }
 
-// Write queues one text message; Flush sends what is queued.
-func (c *Conn) Write(msg []byte) error { return c.WriteMessage(context.Background(), msg) }
-
-// Flush sends the queued messages in one network write.
-func (c *Conn) Flush() error { return c.Conn.Flush(context.Background()) }
-
 // WriteMany queues msgs and sends them together in one network write.
 func (c *Conn) WriteMany(msgs ...[]byte) error {
 	for _, m := range msgs {
-		if err := c.Write(m); err != nil {
+		if err := c.WriteMessage(context.Background(), m); err != nil {
 			return err
 		}
 	}
-	return c.Flush()
+	return c.Flush(context.Background())
 }
 
-// ReadMessage reads the next text or binary message into dst[:0] and
-// returns it, answering pings on the way. A close frame from the server
-// ends reading with a *wsconn.CloseError.
+// ReadMessage reads the next message into dst[:0], answering pings. A
+// close frame ends reading with a *wsconn.CloseError.
 func (c *Conn) ReadMessage(dst []byte) ([]byte, error) {
 	return c.Conn.ReadMessage(context.Background(), dst[:0])
 }
@@ -293,9 +286,8 @@ func (c *StreamConn) ReadMessage(_ []byte) ([]byte, error) {
 	return dst[:len(dst)-1], nil
 }
 
-// BeforeReadWait sets f, called on the reading goroutine each time a read
-// is about to read the network because the buffer cannot complete the
-// line, which may wait for the server.
+// BeforeReadWait implements pipeline.Conn: f runs before each read of the
+// network, when the buffer cannot complete the line.
 func (c *StreamConn) BeforeReadWait(f func()) { c.hr.beforeRead = f }
 
 // Close closes the connection.

@@ -74,7 +74,7 @@ type Messages interface {
 type listener struct {
 	r      Messages
 	n      atomic.Int64
-	probed atomic.Bool
+	probed bool // read and written by the listener only
 	_      [104]byte
 }
 
@@ -91,8 +91,9 @@ type session struct {
 	pubs                []*publisher
 	round               atomic.Pointer[round] // the message being broadcast
 	probing             atomic.Bool
-	*pipeline.Group           // the readers
-	published           int64 // messages published, probes left out
+	live                atomic.Int64 // the subscribers that have read a probe
+	*pipeline.Group                  // the readers
+	published           int64        // messages published, probes left out
 	id                  int
 }
 
@@ -178,7 +179,10 @@ func (s *session) listen(l *listener) error {
 			return fmt.Errorf("wsload: subscriber got %.200s", msg)
 		}
 		if s.probing.Load() && bytes.Contains(msg, s.probe) {
-			l.probed.Store(true)
+			if !l.probed {
+				l.probed = true
+				s.live.Add(1)
+			}
 		} else {
 			if r := s.round.Load(); r != nil {
 				r.arrived(msg, at)
@@ -189,7 +193,7 @@ func (s *session) listen(l *listener) error {
 	}
 }
 
-// drain reads a publisher's answers, which must be successes.
+// drain reads a publisher's answers, each a success.
 func (s *session) drain(p *publisher) error {
 	var buf []byte
 	for {
@@ -217,8 +221,7 @@ func (s *session) Close() {
 	})
 }
 
-// counts returns the fewest notifications a subscriber has read, and all
-// of theirs together.
+// counts returns the fewest notifications one subscriber has read, and the sum.
 func (s *session) counts() (least, total int64) {
 	least = -1
 	for i := range s.ls {
@@ -231,11 +234,11 @@ func (s *session) counts() (least, total int64) {
 	return least, total
 }
 
-// send queues message text on p.
+// send queues message text on p; a Flush sends it.
 func (s *session) send(p *publisher, text string) error {
 	s.id++
 	p.sent++
-	return p.c.Write(s.cfg.Publish(s.id, text))
+	return p.c.WriteMessage(s.Ctx, s.cfg.Publish(s.id, text))
 }
 
 // Publish publishes message i alone and returns the time until the last
@@ -247,7 +250,7 @@ func (s *session) Publish(ctx context.Context, i int) (time.Duration, error) {
 	defer s.round.Store(nil)
 	start := time.Now()
 	p := s.pubs[s.published%int64(len(s.pubs))]
-	if err := cmp.Or(s.send(p, text), p.c.Flush()); err != nil {
+	if err := cmp.Or(s.send(p, text), p.c.Flush(s.Ctx)); err != nil {
 		return 0, err
 	}
 	s.published++
@@ -262,15 +265,14 @@ type round struct {
 	done    chan struct{}
 }
 
-// newRound returns the round of a message that n receivers wait for.
+// newRound returns the round of a message for n receivers.
 func newRound(n int, want []byte) *round {
 	r := &round{want: want, done: make(chan struct{})}
 	r.waiting.Store(int64(n))
 	return r
 }
 
-// arrived records that one receiver has msg, at Unix ns, if it is this
-// round's.
+// arrived records that one receiver has msg at Unix ns, if it is this round's.
 func (r *round) arrived(msg []byte, at int64) {
 	if !bytes.Contains(msg, r.want) {
 		return
@@ -283,9 +285,8 @@ func (r *round) arrived(msg []byte, at int64) {
 	}
 }
 
-// wait waits until every receiver has the message, or for the end of ctx
-// or group (with its cause) or timeout, and returns the time from start
-// until the last arrival.
+// wait returns the time from start until the last receiver had the message,
+// unless ctx or group (with its cause) ends or timeout passes first.
 func (r *round) wait(ctx, group context.Context, start time.Time, timeout time.Duration) (time.Duration, error) {
 	t := time.NewTimer(timeout)
 	defer t.Stop()
@@ -360,22 +361,13 @@ func Delivery(ctx context.Context, cfg DeliveryConfig) (DeliveryResult, error) {
 func (s *session) probeAll() error {
 	s.probing.Store(true)
 	end := time.Now().Add(s.cfg.Timeout)
-	for {
-		live := 0
-		for i := range s.ls {
-			if s.ls[i].probed.Load() {
-				live++
-			}
-		}
-		if live == len(s.ls) {
-			break
-		}
+	for live := s.live.Load(); live < int64(len(s.ls)); live = s.live.Load() {
 		if time.Now().After(end) {
-			return fmt.Errorf("wsload: %d of %d subscribers had no probe within %v", len(s.ls)-live, len(s.ls),
-				s.cfg.Timeout)
+			return fmt.Errorf("wsload: %d of %d subscribers had no probe within %v", int64(len(s.ls))-live,
+				len(s.ls), s.cfg.Timeout)
 		}
 		for _, p := range s.pubs {
-			if err := cmp.Or(s.send(p, "probe"), p.c.Flush()); err != nil {
+			if err := cmp.Or(s.send(p, "probe"), p.c.Flush(s.Ctx)); err != nil {
 				return err
 			}
 		}
@@ -455,18 +447,17 @@ func (s *session) stream(cfg DeliveryConfig) ([]float64, map[string][]float64, e
 
 // pump publishes until stop, with at most inFlight calls unanswered on
 // each publisher and lag messages unread by some subscriber, and flushes
-// what it wrote each time it finds no room for more.
+// the publishers each time it finds no room for more (a flush of one that
+// holds nothing returns at once).
 func (s *session) pump(stop *atomic.Bool, inFlight, lag int64) error {
 	least, _ := s.counts()
-	dirty := make([]bool, len(s.pubs))
 	for !stop.Load() {
 		if lag <= s.published-least {
 			least, _ = s.counts()
 		}
 		wrote := 0
 		for room := lag - (s.published - least); room > 0 && wrote < 64; room-- {
-			i := int(s.published % int64(len(s.pubs)))
-			p := s.pubs[i]
+			p := s.pubs[s.published%int64(len(s.pubs))]
 			if p.sent-p.answered.Load() >= inFlight {
 				break
 			}
@@ -474,15 +465,11 @@ func (s *session) pump(stop *atomic.Bool, inFlight, lag int64) error {
 				return err
 			}
 			s.published++
-			dirty[i] = true
 			wrote++
 		}
-		for i, p := range s.pubs {
-			if dirty[i] {
-				if err := p.c.Flush(); err != nil {
-					return err
-				}
-				dirty[i] = false
+		for _, p := range s.pubs {
+			if err := p.c.Flush(s.Ctx); err != nil {
+				return err
 			}
 		}
 		if wrote == 0 {

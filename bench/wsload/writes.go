@@ -52,21 +52,15 @@ func OpenWrites(n, size int, read bool) (*WritesSession, error) {
 		}
 		w.all, w.servers = append(w.all, s), append(w.servers, s)
 		if read {
-			w.readers.Go(func() { w.readLoop(c, size) })
+			w.readers.Go(func() { // until c is closed
+				buf := make([]byte, size)
+				for _, err := io.ReadFull(c, buf); err == nil; _, err = io.ReadFull(c, buf) {
+					w.round.Load().arrived(buf, time.Now().UnixNano())
+				}
+			})
 		}
 	}
 	return w, nil
-}
-
-// readLoop reads messages of size bytes from c until it is closed.
-func (w *WritesSession) readLoop(c net.Conn, size int) {
-	buf := make([]byte, size)
-	for {
-		if _, err := io.ReadFull(c, buf); err != nil {
-			return
-		}
-		w.round.Load().arrived(buf, time.Now().UnixNano())
-	}
 }
 
 // Publish writes the message to every connection and, when they are read,
