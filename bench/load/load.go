@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -60,7 +61,7 @@ type Clients struct {
 // Open returns cfg.Conns clients (default 1) for cfg.URL's scheme,
 // speaking HTTP/2 when cfg.HTTP2 is set, otherwise HTTP/1.1.
 func Open(cfg Config) (*Clients, error) {
-	if err := checkURL(cfg.URL); err != nil {
+	if err := CheckURL(cfg.URL, "http", "https"); err != nil {
 		return nil, err
 	}
 	cfg.Timeout = cmp.Or(cfg.Timeout, 10*time.Second)
@@ -95,7 +96,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if cfg.Duration <= 0 && cfg.Requests <= 0 {
 		return Result{}, errors.New("load: set a duration or a request count")
 	}
-	if err := checkURL(cfg.URL); err != nil {
+	if err := CheckURL(cfg.URL, "http", "https"); err != nil {
 		return Result{}, err
 	}
 	clients := cfg.Clients
@@ -154,11 +155,12 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	return r, nil
 }
 
-// checkURL fails unless raw is an http or https URL on loopback.
-func checkURL(raw string) error {
+// CheckURL fails unless raw is a URL of one of schemes whose host
+// CheckLoopbackHost accepts.
+func CheckURL(raw string, schemes ...string) error {
 	u, err := url.Parse(raw)
-	if err == nil && u.Scheme != "http" && u.Scheme != "https" {
-		err = fmt.Errorf("load: scheme %q: want http or https", u.Scheme)
+	if err == nil && !slices.Contains(schemes, u.Scheme) {
+		err = fmt.Errorf("load: scheme %q: want %s", u.Scheme, strings.Join(schemes, " or "))
 	}
 	if err != nil {
 		return err

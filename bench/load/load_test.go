@@ -129,7 +129,7 @@ func TestRunRefusesTargetsOffThisMachine(t *testing.T) {
 
 func TestCheckURLAcceptsLoopback(t *testing.T) {
 	for _, target := range []string{"https://127.0.0.1:8443/rpc", "http://localhost/", "https://[::1]:9000/", "http://127.3.4.5/"} {
-		if err := checkURL(target); err != nil {
+		if err := CheckURL(target, "http", "https"); err != nil {
 			t.Errorf("%s: %v", target, err)
 		}
 	}

@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/url"
 	"slices"
 	"sync"
 	"syscall"
@@ -64,16 +63,7 @@ func Dialer(url string) func(context.Context) (pipeline.Conn, error) {
 var netDialer = &net.Dialer{Timeout: 10 * time.Second, Control: load.LoopbackOnly}
 
 // CheckURL fails unless rawURL is a ws:// URL on loopback.
-func CheckURL(rawURL string) error {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return err
-	}
-	if u.Scheme != "ws" {
-		return fmt.Errorf("wsload: scheme %q: want ws", u.Scheme)
-	}
-	return load.CheckLoopbackHost(u.Hostname())
-}
+func CheckURL(rawURL string) error { return load.CheckURL(rawURL, "ws") }
 
 // WriteMany queues msgs and sends them together in one network write.
 func (c *Conn) WriteMany(msgs ...[]byte) error {
