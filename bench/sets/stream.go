@@ -230,7 +230,7 @@ func (st *Stream) Streaming(ctx context.Context, e *Env) schema.Set {
 			return wsload.Flood(ctx, "tcp", st.caddy.TCP, cfg)
 		}),
 		flood("ours_ws", "ours over WebSocket", schema.Baseline, func() ([]float64, error) {
-			return wsload.FloodWebSocket(ctx, st.caddy.WS, cfg)
+			return wsload.Flood(ctx, "ws", st.caddy.WS, cfg)
 		}),
 		flood("bare", "bare server, no JSON-RPC (TCP)", schema.Ceiling, func() ([]float64, error) {
 			return wsload.Flood(ctx, st.bare.Network, st.bare.Addr, cfg)

@@ -487,29 +487,22 @@ type FloodConfig struct {
 	Windows      pipeline.Windows // times the run
 }
 
-// Flood subscribes over a stream connection to network and addr and
-// returns the notifications per second of each window. Every notification
-// must be the subscription's and carry the number after the last.
+// Flood subscribes over a connection to addr and returns the notifications
+// per second of each window: a stream connection for network "tcp" or
+// "unix", for "ws" a WebSocket connection to the URL addr read with Reader,
+// the cheapest. Every notification must be the subscription's and carry
+// the number after the last.
 func Flood(ctx context.Context, network, addr string, cfg FloodConfig) ([]float64, error) {
-	c, err := DialStream(ctx, network, addr)
+	var c Messages
+	var err error
+	if network == "ws" {
+		c, err = DialReader(ctx, addr)
+	} else {
+		c, err = DialStream(ctx, network, addr)
+	}
 	if err != nil {
 		return nil, err
 	}
-	return flood(ctx, c, cfg)
-}
-
-// FloodWebSocket is Flood over a WebSocket connection to url, read with
-// Reader, the cheapest.
-func FloodWebSocket(ctx context.Context, url string, cfg FloodConfig) ([]float64, error) {
-	c, err := DialReader(ctx, url)
-	if err != nil {
-		return nil, err
-	}
-	return flood(ctx, c, cfg)
-}
-
-// flood runs cfg on c, and closes c.
-func flood(ctx context.Context, c Messages, cfg FloodConfig) ([]float64, error) {
 	id, err := Subscribe(c, cfg.Subscribe, 30*time.Second)
 	if err == nil && (len(id) < 3 || id[0] != '"') {
 		err = fmt.Errorf("wsload: subscribed as %s", id)
