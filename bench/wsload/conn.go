@@ -247,7 +247,7 @@ func (c *StreamConn) WriteMany(msgs ...[]byte) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	for _, m := range msgs {
-		c.bw.Write(m) // a failed write fails the Flush too
+		c.bw.Write(m) // bufio.Writer keeps the first error for Flush
 		c.bw.WriteByte('\n')
 	}
 	return c.bw.Flush()
