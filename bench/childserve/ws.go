@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/coder/websocket"
@@ -169,10 +168,9 @@ type fanout[C comparable] struct {
 	publish func(all []C, note []byte) // called with mu held
 }
 
-// answer answers one request of c: demo_subscribe subscribes c,
-// demo_publish publishes the notification every subscriber is to get, and
-// any other method is refused. It reports false for a message that is not
-// a request.
+// answer answers one request of c: demo_subscribe subscribes c and
+// demo_publish publishes the notification every subscriber is to get. It
+// reports false for any other message.
 func (f *fanout[C]) answer(c C, msg []byte) ([]byte, bool) {
 	var req struct {
 		Method string          `json:"method"`
@@ -196,8 +194,7 @@ func (f *fanout[C]) answer(c C, msg []byte) ([]byte, bool) {
 		f.mu.Unlock()
 		return []byte(`{"jsonrpc":"2.0","result":true,"id":` + string(req.ID) + `}`), true
 	}
-	return []byte(`{"jsonrpc":"2.0","error":{"code":-32601,"message":"` + strings.ReplaceAll(req.Method, `"`, "") +
-		` is not served here"},"id":` + string(req.ID) + `}`), true
+	return nil, false
 }
 
 // remove forgets c, if it subscribed.

@@ -3,7 +3,6 @@ package grpcpeer
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"fmt"
 	"net"
 	"sync/atomic"
@@ -47,7 +46,7 @@ func Run(ctx context.Context, cfg Config) ([]float64, error) {
 		// Each ClientConn is its own HTTP/2 connection.
 		cc, err := grpc.NewClient("passthrough:///"+cfg.Addr,
 			grpc.WithTransportCredentials(insecure.NewCredentials()),
-			grpc.WithDefaultCallOptions(grpc.ForceCodec(Codec)),
+			grpc.WithDefaultCallOptions(grpc.ForceCodec(codec{})),
 			grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
 				d := net.Dialer{Control: load.LoopbackOnly}
 				return d.DialContext(ctx, "tcp", addr)
@@ -57,7 +56,7 @@ func Run(ctx context.Context, cfg Config) ([]float64, error) {
 		}
 		conns = append(conns, cc)
 		if cfg.Stream {
-			s, err := cc.NewStream(g.Ctx, &ServiceDesc.Streams[0], "/"+ServiceName+"/Calls")
+			s, err := cc.NewStream(g.Ctx, &serviceDesc.Streams[0], "/"+service+"/Calls")
 			if err != nil {
 				return nil, err
 			}
@@ -74,9 +73,9 @@ func Run(ctx context.Context, cfg Config) ([]float64, error) {
 // unaryLoop makes the five calls in turn, starting at the first-th, one at
 // a time, until g stops.
 func unaryLoop(g *pipeline.Group, cc *grpc.ClientConn, first int, answered *atomic.Int64) error {
-	var out Msg
+	var out msg
 	for j := first % len(calls); !g.Stopping(); j = (j + 1) % len(calls) {
-		in := Msg{B: calls[j].req}
+		in := msg{B: calls[j].req}
 		if err := cc.Invoke(g.Ctx, calls[j].path, &in, &out); err != nil {
 			return fmt.Errorf("grpcpeer: %s: %w", calls[j].name, err)
 		}
@@ -89,42 +88,36 @@ func unaryLoop(g *pipeline.Group, cc *grpc.ClientConn, first int, answered *atom
 }
 
 // streamCalls keeps depth calls in flight on s: a writer sends a call for
-// every answer the reader checks.
+// every answer the reader checks. The answers come in order: the n-th is
+// that of the call of id n, the (n mod 5)-th of the five.
 func streamCalls(g *pipeline.Group, s grpc.ClientStream, depth int, answered *atomic.Int64) {
 	room := make(chan struct{}, depth)
 	for range depth {
 		room <- struct{}{}
 	}
-	sent := make(chan int, depth) // the call index of each id, in order
 	g.Go(func() error {
-		defer close(sent)
 		for id := uint32(0); !g.Stopping(); id++ {
 			select {
 			case <-room:
 			case <-s.Context().Done():
 				return nil
 			}
-			j := int(id % uint32(len(calls)))
-			b := binary.LittleEndian.AppendUint32([]byte{byte(j)}, id)
-			sent <- j
-			if err := s.SendMsg(&Msg{B: append(b, calls[j].req...)}); err != nil {
+			j := id % uint32(len(calls))
+			if err := s.SendMsg(&msg{B: append(le.AppendUint32([]byte{byte(j)}, id), calls[j].req...)}); err != nil {
 				return fmt.Errorf("grpcpeer: stream send: %w", err)
 			}
 		}
 		return nil
 	})
 	g.Go(func() error {
-		var in Msg
+		var in msg
 		for id := uint32(0); ; id++ {
-			j, ok := <-sent
-			if !ok {
-				return nil
-			}
 			if err := s.RecvMsg(&in); err != nil {
 				return fmt.Errorf("grpcpeer: stream receive: %w", err)
 			}
-			if len(in.B) < 4 || binary.LittleEndian.Uint32(in.B) != id || !bytes.Equal(in.B[4:], calls[j].want) {
-				return fmt.Errorf("grpcpeer: stream answer %x to call %d (%s), want %x", in.B, id, calls[j].name, calls[j].want)
+			c := &calls[id%uint32(len(calls))]
+			if len(in.B) < 4 || le.Uint32(in.B) != id || !bytes.Equal(in.B[4:], c.want) {
+				return fmt.Errorf("grpcpeer: stream answer %x to call %d (%s), want %x", in.B, id, c.name, c.want)
 			}
 			answered.Add(1)
 			room <- struct{}{}

@@ -14,42 +14,26 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
 	"math"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/encoding"
 )
 
-// ServiceName is the gRPC service; its methods are the five calls, and
+// service is the gRPC service's name; its methods are the five calls, and
 // "Calls" the stream.
-const ServiceName = "bench.Bench"
+const service = "bench.Bench"
 
-// Msg is every message of the service: its encoded value.
-type Msg struct{ B []byte }
+// msg is every message of the service: its encoded value.
+type msg struct{ B []byte }
 
-// codec marshals a *Msg as its bytes.
+// codec, forced at both ends, marshals a *msg as its bytes.
 type codec struct{}
 
-// Codec is the codec both ends force.
-var Codec encoding.Codec = codec{}
-
-func (codec) Name() string { return "benchbytes" }
-
-func (codec) Marshal(v any) ([]byte, error) {
-	m, ok := v.(*Msg)
-	if !ok {
-		return nil, fmt.Errorf("grpcpeer: cannot marshal %T", v)
-	}
-	return m.B, nil
-}
-
+func (codec) Name() string                  { return "benchbytes" }
+func (codec) Marshal(v any) ([]byte, error) { return v.(*msg).B, nil }
 func (codec) Unmarshal(data []byte, v any) error {
-	m, ok := v.(*Msg)
-	if !ok {
-		return fmt.Errorf("grpcpeer: cannot unmarshal into %T", v)
-	}
+	m := v.(*msg)
 	m.B = append(m.B[:0], data...) // data is gRPC's, reused after return
 	return nil
 }
@@ -67,12 +51,10 @@ var errBadRequest = errors.New("grpcpeer: bad request")
 
 var le = binary.LittleEndian
 
-func f64(b []byte) float64    { return math.Float64frombits(le.Uint64(b)) }
-func putF64(v float64) []byte { return le.AppendUint64(nil, math.Float64bits(v)) }
-func pair(a, b uint64) []byte { return le.AppendUint64(le.AppendUint64(nil, a), b) }
-func nullable(v float32) []byte {
-	return le.AppendUint32([]byte{1}, math.Float32bits(v))
-}
+func f64(b []byte) float64      { return math.Float64frombits(le.Uint64(b)) }
+func putF64(v float64) []byte   { return le.AppendUint64(nil, math.Float64bits(v)) }
+func pair(a, b uint64) []byte   { return le.AppendUint64(le.AppendUint64(nil, a), b) }
+func nullable(v float32) []byte { return le.AppendUint32([]byte{1}, math.Float32bits(v)) }
 
 // sized is a handler that refuses a request of other than n bytes and
 // answers the others with result.
@@ -108,28 +90,25 @@ var calls = []call{
 		handle: func(in []byte) ([]byte, error) { return append([]byte(nil), in...), nil }},
 }
 
-// service is what ServiceDesc's handlers are registered for.
-type service interface{}
-
-// ServiceDesc describes the service to grpc.Server.RegisterService.
-var ServiceDesc = grpc.ServiceDesc{
-	ServiceName: ServiceName,
-	HandlerType: (*service)(nil),
+// serviceDesc describes the service to grpc.Server.RegisterService.
+var serviceDesc = grpc.ServiceDesc{
+	ServiceName: service,
+	HandlerType: (*any)(nil),
 	Streams: []grpc.StreamDesc{{StreamName: "Calls", Handler: serveCalls,
 		ServerStreams: true, ClientStreams: true}},
 }
 
 func init() {
 	for i, c := range calls {
-		calls[i].path = "/" + ServiceName + "/" + c.name
-		ServiceDesc.Methods = append(ServiceDesc.Methods, grpc.MethodDesc{MethodName: c.name,
+		calls[i].path = "/" + service + "/" + c.name
+		serviceDesc.Methods = append(serviceDesc.Methods, grpc.MethodDesc{MethodName: c.name,
 			Handler: func(_ any, _ context.Context, dec func(any) error, _ grpc.UnaryServerInterceptor) (any, error) {
-				var in Msg
+				var in msg
 				if err := dec(&in); err != nil {
 					return nil, err
 				}
 				out, err := c.handle(in.B)
-				return &Msg{B: out}, err
+				return &msg{B: out}, err
 			}})
 	}
 }
@@ -141,7 +120,7 @@ const streamHeader = 5
 
 // serveCalls answers the calls of one stream in order.
 func serveCalls(_ any, stream grpc.ServerStream) error {
-	var in Msg
+	var in msg
 	for {
 		if err := stream.RecvMsg(&in); err != nil {
 			if errors.Is(err, io.EOF) {
@@ -157,15 +136,15 @@ func serveCalls(_ any, stream grpc.ServerStream) error {
 			return err
 		}
 		out := append(append(make([]byte, 0, 4+len(res)), in.B[1:streamHeader]...), res...)
-		if err := stream.SendMsg(&Msg{B: out}); err != nil {
+		if err := stream.SendMsg(&msg{B: out}); err != nil {
 			return err
 		}
 	}
 }
 
-// NewServer returns a grpc.Server with the service and the codec.
+// NewServer returns a grpc.Server with the service and its codec.
 func NewServer() *grpc.Server {
-	s := grpc.NewServer(grpc.ForceServerCodec(Codec))
-	s.RegisterService(&ServiceDesc, nil)
+	s := grpc.NewServer(grpc.ForceServerCodec(codec{}))
+	s.RegisterService(&serviceDesc, nil)
 	return s
 }
