@@ -1,15 +1,10 @@
 // Package clientload drives Go JSON-RPC clients against one WebSocket
-// server, so that the clients, not the server, are what differs: this
-// module's rpcclient with goroutines calling in a loop (CallT), rpcclient
-// with one goroutine per connection keeping its calls in flight with Go,
-// and go-ethereum's rpc.Client with goroutines calling CallContext. Every
+// server, so that the clients, not the server, are what differs. Every
 // answer is decoded into a Go value and the value checked. It reports the
 // calls per second of timed windows and the allocations per call of the
 // harness process (the server is another process, so they are the
-// client's).
-//
-// Like package load it only ever connects to loopback: a URL whose host is
-// not a loopback IP or "localhost" is refused.
+// client's). Like package load it only ever connects to loopback: a URL
+// whose host is not a loopback IP or "localhost" is refused.
 package clientload
 
 import (
@@ -27,17 +22,12 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
 )
 
-// The clients, named as the series that measure them.
+// The clients, named as the series that measure them; Depth is the calls in
+// flight on each connection.
 const (
-	// Ours is rpcclient, Depth goroutines per connection each calling
-	// CallT in a loop.
-	Ours = "ours"
-	// OursGo is rpcclient, one goroutine per connection keeping Depth
-	// calls in flight with Go.
-	OursGo = "ours_go"
-	// Geth is go-ethereum's rpc.Client, Depth goroutines per connection
-	// each calling CallContext in a loop.
-	Geth = "geth"
+	Ours   = "ours"    // rpcclient, Depth goroutines per connection each calling CallT in a loop
+	OursGo = "ours_go" // rpcclient, one goroutine per connection keeping Depth calls in flight with GoCall
+	Geth   = "geth"    // go-ethereum's rpc.Client, Depth goroutines per connection each calling CallContext
 	// Bare is the floor: Depth goroutines per connection each writing a
 	// request encoded beforehand and comparing its answer's bytes, with
 	// nothing of a client library between them and the connection.
@@ -81,11 +71,9 @@ func check[T float64 | string](c *Call, got T) error {
 
 // Config describes one run.
 type Config struct {
-	URL    string // the server's ws:// endpoint, on loopback
-	Client string // Ours, OursGo, Geth or Bare
-	// Conns is the number of connections, one client each; Depth the
-	// calls in flight on each.
-	Conns, Depth int
+	URL          string           // the server's ws:// endpoint, on loopback
+	Client       string           // Ours, OursGo, Geth or Bare
+	Conns, Depth int              // the connections, one client each, and the calls in flight on each
 	Calls        []Call           // made in turn, each goroutine starting at a different one
 	Windows      pipeline.Windows // times the run
 	// Numeric, when it counts windows, times a second phase on the same
