@@ -1,19 +1,18 @@
-// Package childserve runs the servers under test as child processes (Proc:
-// their output kept, their resident memory and CPU time read from /proc
-// with github.com/prometheus/procfs, stopped with SIGTERM, then SIGKILL if
-// they linger), and holds the servers the harness measures outside Caddy,
-// each run in a child process of its own, the harness binary run again as
-// `run serve <impl>`, so that its memory and CPU time can be read from
-// /proc and its file descriptors do not count against the load generator's.
-// The child listens on loopback, prints where on its first line (a ws://
-// or nats:// URL, or "<network> <address>" for a stream server), and serves
-// until it is sent SIGTERM.
+// Package childserve runs the servers under test as child processes
+// (Proc: their output kept, their resident memory and CPU time read from
+// /proc with github.com/prometheus/procfs, stopped with SIGTERM, then
+// SIGKILL if they linger), and holds the servers the harness measures
+// outside Caddy, each the harness binary run again as `run serve <impl>`
+// (Start), so that its memory and CPU time can be read and its file
+// descriptors do not count against the load generator's. Such a child
+// listens on loopback, prints where on its first line (a ws:// or nats://
+// URL, or "<network> <address>" for a stream server), and serves until it
+// is sent SIGTERM.
 //
 // Over WebSocket: "ours" (rpccore with the demo service over package
-// wsconn, the code behind the Caddy handler's upgrade, for the client set
-// and where bin/caddy does not answer the upgrade), "geth" (go-ethereum's
-// WebSocket handler) and the bare fan-outs of the broadcast set, "fanout"
-// and "fanout_parallel". Over streams: "ipc" (go-ethereum's IPC server),
+// wsconn, the code behind the Caddy handler's upgrade), "geth"
+// (go-ethereum's WebSocket handler) and the bare fan-outs, "fanout" and
+// "fanout_parallel". Over streams: "ipc" (go-ethereum's IPC server),
 // "grpc" (package grpcpeer's service) and "bare", the floor of the stream
 // sets. "nats" is the nodes set's nats-server.
 package childserve
@@ -87,13 +86,13 @@ func StartProc(ctx context.Context, env []string, name string, args ...string) (
 	return p, nil
 }
 
-// tail keeps the end of a process's output, for error messages.
+// tail keeps the end of a process's output, at most maxLog bytes, for
+// error messages.
 type tail struct {
 	mu  sync.Mutex
 	out []byte
 }
 
-// maxLog bounds the output kept.
 const maxLog = 64 << 10
 
 func (t *tail) Write(b []byte) (int, error) {
@@ -168,15 +167,14 @@ func SelfCPU() (time.Duration, error) {
 
 // RaiseOpenFiles lifts this process's soft limit on open files to the hard
 // limit, for the thousands of connections of the memory and broadcast
-// sets, and returns the limit now in force. The children inherit it.
+// sets, and returns the limit in force. The children inherit it.
 func RaiseOpenFiles() uint64 {
 	var lim syscall.Rlimit
 	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) != nil {
 		return 0
 	}
-	if lim.Cur < lim.Max {
-		lim.Cur = lim.Max
-		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim)
+	lim.Cur = lim.Max
+	if syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim) != nil {
 		_ = syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim)
 	}
 	return lim.Cur

@@ -36,7 +36,7 @@ func oursHandler(ctx context.Context) (http.Handler, error) {
 // ["chat"], "demo_publish" ["chat", message]).
 func gethHandler() (http.Handler, error) {
 	s := inprocess.NewGethServer()
-	if err := s.RegisterName("demo", &gethChat{subs: map[chan string]struct{}{}}); err != nil {
+	if err := s.RegisterName("demo", &gethChat{}); err != nil {
 		return nil, err
 	}
 	return s.WebsocketHandler([]string{"*"}), nil
@@ -46,8 +46,7 @@ func gethHandler() (http.Handler, error) {
 // written: each subscription a goroutine that forwards what is published
 // to it with Notifier.Notify.
 type gethChat struct {
-	mu   sync.Mutex
-	subs map[chan string]struct{}
+	subs sync.Map // the queue of each subscriber, a chan string
 }
 
 // gethQueue bounds the messages waiting for one subscriber; past it they
@@ -62,15 +61,9 @@ func (c *gethChat) Chat(ctx context.Context) (*rpc.Subscription, error) {
 	}
 	sub := n.CreateSubscription()
 	ch := make(chan string, gethQueue)
-	c.mu.Lock()
-	c.subs[ch] = struct{}{}
-	c.mu.Unlock()
+	c.subs.Store(ch, nil)
 	go func() {
-		defer func() {
-			c.mu.Lock()
-			delete(c.subs, ch)
-			c.mu.Unlock()
-		}()
+		defer c.subs.Delete(ch)
 		for {
 			select {
 			case msg := <-ch:
@@ -90,14 +83,13 @@ func (c *gethChat) Publish(room, message string) (bool, error) {
 	if room != "chat" {
 		return false, errors.New(`no such room; the chat is "chat"`)
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for ch := range c.subs {
+	c.subs.Range(func(ch, _ any) bool {
 		select {
-		case ch <- message:
+		case ch.(chan string) <- message:
 		default:
 		}
-	}
+		return true
+	})
 	return true, nil
 }
 
