@@ -81,9 +81,8 @@ func Serve(ctx context.Context, impl string, w io.Writer) error {
 	return nil
 }
 
-// serveNATS starts nats-server on a free loopback port with JetStream
-// storing in a fresh temporary directory, writes its nats:// URL and a
-// newline to w, and serves until ctx ends.
+// serveNATS serves nats-server on a free loopback port, with JetStream in a
+// fresh temporary directory, until ctx ends; its URL and a newline go to w.
 func serveNATS(ctx context.Context, w io.Writer) error {
 	dir, err := os.MkdirTemp("", "bench-nats-")
 	if err != nil {
@@ -137,9 +136,8 @@ func serveBare(l net.Listener) error {
 	}
 }
 
-// bareConn answers each line of c: a subscribe with the flood, anything
-// else with the answer of its id. Answers to lines read together go out in
-// one write.
+// bareConn answers each line of c, a subscribe with the flood and any other
+// with the answer of its id; answers to lines read together go in one write.
 func bareConn(c net.Conn) {
 	defer c.Close()
 	br := bufio.NewReaderSize(c, 64<<10)

@@ -217,16 +217,12 @@ func Start(ctx context.Context, impl string) (*Server, error) {
 	return s, nil
 }
 
-// Main is the child's side of Start: it serves args[0] until SIGTERM or an
-// interrupt, and returns the exit code.
+// Main is the child's side of Start: it serves the server args name until
+// SIGTERM or an interrupt, and returns the exit code.
 func Main(args []string) int {
-	if len(args) != 1 || args[0] == "" {
-		fmt.Fprintf(os.Stderr, "usage: %s <server>\n", Subcommand)
-		return 2
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	if err := Serve(ctx, args[0], os.Stdout); err != nil {
+	if err := Serve(ctx, strings.Join(args, " "), os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, Subcommand+":", err)
 		return 1
 	}

@@ -31,9 +31,8 @@ func oursHandler(ctx context.Context) (http.Handler, error) {
 	}), nil
 }
 
-// gethHandler is go-ethereum's WebSocket handler for a server with the
-// benchmark methods ("bench_add", ...) and the chat ("demo_subscribe"
-// ["chat"], "demo_publish" ["chat", message]).
+// gethHandler is go-ethereum's WebSocket handler serving the benchmark
+// methods ("bench_add", ...) and the chat (demo_subscribe, demo_publish).
 func gethHandler() (http.Handler, error) {
 	s := inprocess.NewGethServer()
 	if err := s.RegisterName("demo", &gethChat{}); err != nil {
@@ -160,9 +159,8 @@ type fanout[C comparable] struct {
 	publish func(all []C, note []byte) // called with mu held
 }
 
-// answer answers one request of c: demo_subscribe subscribes c and
-// demo_publish publishes the notification every subscriber is to get. It
-// reports false for any other message.
+// answer answers a request of c: demo_subscribe subscribes c, demo_publish
+// publishes its notification. Any other message gets false.
 func (f *fanout[C]) answer(c C, msg []byte) ([]byte, bool) {
 	var req struct {
 		Method string          `json:"method"`

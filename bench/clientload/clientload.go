@@ -99,19 +99,15 @@ type Result struct {
 type run struct {
 	calls atomic.Pointer[[]Call] // the calls being made, switched between the phases
 	*pipeline.Group
-	// answered has a cache line of its own: every call adds to it, and
-	// the fields above are read by every call on every core.
-	_        [cacheLine]byte
+	// answered has a cache line (64 bytes at least) of its own: every call
+	// adds to it, and the fields above are read by every call on every core.
+	_        [64]byte
 	answered atomic.Int64
-	_        [cacheLine - 8]byte
+	_        [64 - 8]byte
 }
 
-// cacheLine is the size of a processor's cache line, at least.
-const cacheLine = 64
-
-// Run dials cfg.Conns clients of cfg.Client to cfg.URL, drives them, and
-// returns the windows. A wrong answer or a failed call ends it with an
-// error.
+// Run dials cfg.Conns clients of cfg.Client to cfg.URL and drives them for
+// the windows; a wrong answer or a failed call ends it with an error.
 func Run(ctx context.Context, cfg Config) (Result, error) {
 	if err := wsload.CheckURL(cfg.URL); err != nil {
 		return Result{}, err
@@ -168,9 +164,8 @@ func (r *run) windows(w pipeline.Windows) ([]Window, error) {
 	return out, err
 }
 
-// driver dials one client (ctx bounds the dial) and starts the goroutines
-// that drive it with depth calls in flight in r; the function it returns
-// closes the client, after which the goroutines end.
+// driver dials one client (ctx bounds the dial) and drives it with depth
+// calls in flight in r until the function it returns closes it.
 type driver func(ctx context.Context, url string, depth int, r *run) (func(), error)
 
-var drivers = map[string]driver{Ours: driveOurs, OursGo: driveOursGo, Geth: driveGeth, Bare: driveBare}
+var drivers = map[string]driver{Ours: driveOurs(false), OursGo: driveOurs(true), Geth: driveGeth, Bare: driveBare}

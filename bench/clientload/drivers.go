@@ -22,21 +22,28 @@ func (r *run) next(j int) *Call {
 	return &calls[j%len(calls)]
 }
 
-// driveOurs dials rpcclient and starts depth goroutines calling CallT.
-func driveOurs(ctx context.Context, url string, depth int, r *run) (func(), error) {
-	c, err := rpcclient.Dial(ctx, url)
-	if err != nil {
-		return nil, fmt.Errorf("clientload: %w", err)
-	}
-	callers(depth, r, Ours, func(ctx context.Context, _ int, call *Call) error {
-		if call.isString() {
-			s, err := rpcclient.CallT[string](ctx, c, call.Method, call.Args...)
-			return cmp.Or(err, check(call, s))
+// driveOurs dials rpcclient and starts depth goroutines calling CallT, or
+// with goCall one goroutine keeping depth calls in flight with GoCall.
+func driveOurs(goCall bool) driver {
+	return func(ctx context.Context, url string, depth int, r *run) (func(), error) {
+		c, err := rpcclient.Dial(ctx, url)
+		if err != nil {
+			return nil, fmt.Errorf("clientload: %w", err)
 		}
-		n, err := rpcclient.CallT[float64](ctx, c, call.Method, call.Args...)
-		return cmp.Or(err, check(call, n))
-	})
-	return c.Close, nil
+		if goCall {
+			r.Go(func() error { return goLoop(c, depth, r) })
+			return c.Close, nil
+		}
+		callers(depth, r, Ours, func(ctx context.Context, _ int, call *Call) error {
+			if call.isString() {
+				s, err := rpcclient.CallT[string](ctx, c, call.Method, call.Args...)
+				return cmp.Or(err, check(call, s))
+			}
+			n, err := rpcclient.CallT[float64](ctx, c, call.Method, call.Args...)
+			return cmp.Or(err, check(call, n))
+		})
+		return c.Close, nil
+	}
 }
 
 // driveGeth dials go-ethereum's client and starts depth goroutines calling
@@ -57,9 +64,8 @@ func driveGeth(ctx context.Context, url string, depth int, r *run) (func(), erro
 	return c.Close, nil
 }
 
-// callers starts depth goroutines, each making one call at a time with
-// do (g is the goroutine's number), starting at the g-th call, until the
-// run stops; the client is named name in errors.
+// callers starts depth goroutines, the g-th making one call at a time with
+// do from the g-th call on until the run stops; errors name the client.
 func callers(depth int, r *run, name string, do func(ctx context.Context, g int, call *Call) error) {
 	ctx := context.Background() // never ends: a call waits for its answer alone
 	for g := range depth {
@@ -74,17 +80,6 @@ func callers(depth int, r *run, name string, do func(ctx context.Context, g int,
 			return nil
 		})
 	}
-}
-
-// driveOursGo dials rpcclient and starts one goroutine keeping depth calls
-// in flight with GoCall.
-func driveOursGo(ctx context.Context, url string, depth int, r *run) (func(), error) {
-	c, err := rpcclient.Dial(ctx, url)
-	if err != nil {
-		return nil, fmt.Errorf("clientload: %w", err)
-	}
-	r.Go(func() error { return goLoop(c, depth, r) })
-	return c.Close, nil
 }
 
 // goLoop starts depth calls with GoCall, then starts the next call each
@@ -158,9 +153,8 @@ type bareConn struct {
 	r      *run
 }
 
-// driveBare dials one bare connection, encodes every call for each of
-// depth goroutines with ids of their own, and starts the goroutines, a
-// writer and a reader.
+// driveBare encodes every call for each of depth goroutines, with ids of
+// their own, dials, and starts the goroutines, a writer and a reader.
 func driveBare(ctx context.Context, url string, depth int, r *run) (func(), error) {
 	calls := *r.calls.Load()
 	c := &bareConn{stride: len(calls), byName: map[string]int{}, wake: make(chan struct{}, 1), r: r,
@@ -228,9 +222,8 @@ func (c *bareConn) writeLoop() error {
 	}
 }
 
-// readLoop reads the answers and hands each to the goroutine its id names,
-// with its outcome. When reading fails, every goroutine waiting is told
-// and later calls fail.
+// readLoop hands each answer's outcome to the goroutine its id names; when
+// reading fails, the goroutines waiting are told and later calls fail.
 func (c *bareConn) readLoop() error {
 	var msg []byte
 	var err error

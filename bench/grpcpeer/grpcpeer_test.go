@@ -30,7 +30,7 @@ func TestEveryHandlerAnswersItsRequest(t *testing.T) {
 			t.Errorf("%s: %x %v, want %x", c.name, got, err, c.want)
 		}
 		if c.name != "StringMe" {
-			if _, err := c.handle(c.req[:1]); err == nil && c.name != "NullableFloatToNullableFloat" {
+			if _, err := c.handle(c.req[:1]); err == nil {
 				t.Errorf("%s: a short request answered", c.name)
 			}
 		}
