@@ -86,14 +86,13 @@ func StartProc(ctx context.Context, env []string, name string, args ...string) (
 	return p, nil
 }
 
-// tail keeps the end of a process's output, at most maxLog bytes, for
-// error messages.
+// tail keeps the end of a process's output, for error messages.
 type tail struct {
 	mu  sync.Mutex
 	out []byte
 }
 
-const maxLog = 64 << 10
+const maxLog = 64 << 10 // the most kept
 
 func (t *tail) Write(b []byte) (int, error) {
 	t.mu.Lock()
@@ -187,9 +186,7 @@ const Subcommand = "serve"
 // Server is a running child server.
 type Server struct {
 	*Proc
-	// Network ("tcp" or "unix") and Addr are where a stream server
-	// listens; Addr is the URL of the others.
-	Network, Addr string
+	Network, Addr string // where a stream server listens ("tcp" or "unix"); Addr is the others' URL
 }
 
 // Start runs impl in a child process of this executable and returns it

@@ -77,9 +77,8 @@ type Config struct {
 	Calls        []Call           // made in turn, each goroutine starting at a different one
 	Windows      pipeline.Windows // times the run
 	// Numeric, when it counts windows, times a second phase on the same
-	// connections right after the first: only the calls of Calls with a
-	// numeric result, for their allocations per call. Its warm-up lets the
-	// calls of the first phase still in flight finish.
+	// connections: only the calls with a numeric result, for their
+	// allocations per call; its warm-up lets the first phase's calls finish.
 	Numeric pipeline.Windows
 }
 
@@ -89,8 +88,7 @@ type Window struct {
 	Allocs float64 // the heap allocations of the harness process per call
 }
 
-// Result is a run's windows: those of Windows, with all the calls, and
-// those of Numeric.
+// Result is a run's windows: those of Windows, with all the calls, and Numeric's.
 type Result struct {
 	All, Numeric []Window
 }
