@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/load"
 )
@@ -22,9 +23,14 @@ func TestStartServesTheBenchConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Stop()
-	res, err := load.Run(context.Background(), load.Config{URL: c.HTTPS + "/rpc", Body: []byte(`[` + AddCall + `]`),
-		Requests: 2, HTTP2: true, ExpectBody: []byte(`[` + AddAnswer + `]`)})
+	clients, err := load.Open(load.Config{URL: c.HTTPS, HTTP2: true, Conns: 1})
 	if err != nil {
+		t.Fatal(err)
+	}
+	defer clients.Close()
+	res, err := load.Run(context.Background(), load.Config{URL: c.HTTPS + "/rpc", Body: []byte(`[` + AddCall + `]`),
+		Clients: clients, Duration: 50 * time.Millisecond, ExpectBody: []byte(`[` + AddAnswer + `]`)})
+	if err != nil || res.CallsPerSec <= 0 {
 		t.Fatalf("%+v, %v", res, err)
 	}
 	if err := c.ServesWebSocket(context.Background()); err != nil {

@@ -1,21 +1,8 @@
-// Package childserve holds the servers the harness measures outside Caddy,
-// each run in a child process of its own, the harness binary run again as
-// `run serve <impl>`, so that its memory and CPU time can be read from
-// /proc and its file descriptors do not count against the load generator's.
-// The child listens on loopback, prints where on its first line (a ws://
-// or nats:// URL, or "<network> <address>" for a stream server), and serves
-// until it is sent SIGTERM.
-//
-// Over WebSocket: "ours" (rpccore with the demo service over package
-// wsconn, the code behind the Caddy handler's upgrade, for the client set
-// and where bin/caddy does not answer the upgrade), "geth" (go-ethereum's
-// WebSocket handler) and the bare fan-outs of the broadcast set, "fanout"
-// and "fanout_parallel". Over streams: "ipc" (go-ethereum's IPC server),
-// "grpc" (package grpcpeer's service) and "bare", the floor of the stream
-// sets. "nats" is the nodes set's nats-server.
 package childserve
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -23,72 +10,15 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"strings"
-	"syscall"
+	"strconv"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/grpcpeer"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/serverproc"
 )
-
-// Subcommand is the first argument that makes the harness binary a child
-// server (Main).
-const Subcommand = "serve"
-
-// Server is a running child server.
-type Server struct {
-	*serverproc.Proc
-	// Network ("tcp" or "unix") and Addr are where a stream server
-	// listens; Addr is the URL of the others.
-	Network, Addr string
-}
-
-// Start runs impl in a child process of this executable and returns it
-// once it prints where it serves, within 30 seconds.
-func Start(ctx context.Context, impl string) (*Server, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
-	p, err := serverproc.Start(ctx, nil, exe, Subcommand, impl)
-	if err != nil {
-		return nil, err
-	}
-	line, err := p.Line(30 * time.Second)
-	s := &Server{Proc: p, Addr: line}
-	if network, addr, ok := strings.Cut(line, " "); ok && (network == "tcp" || network == "unix") {
-		s.Network, s.Addr = network, addr
-	} else if err == nil && !strings.HasPrefix(line, "ws://127.0.0.1:") && !strings.HasPrefix(line, "nats://127.0.0.1:") {
-		err = fmt.Errorf("%s %s printed %q, not its address", Subcommand, impl, line)
-	}
-	if err != nil {
-		p.Stop()
-		return nil, err
-	}
-	return s, nil
-}
-
-// Main is the child's side of Start: it lifts the open-files limit and
-// serves args[0] until SIGTERM or an interrupt. It returns the exit code.
-func Main(args []string) int {
-	if len(args) != 1 || args[0] == "" {
-		fmt.Fprintf(os.Stderr, "usage: %s <server>\n", Subcommand)
-		return 2
-	}
-	serverproc.RaiseOpenFiles()
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
-	if err := Serve(ctx, args[0], os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, Subcommand+":", err)
-		return 1
-	}
-	return 0
-}
 
 // Serve listens on loopback (a unix socket in a fresh temporary directory
 // for ipc), writes where it serves and a newline to w, and serves impl
@@ -151,9 +81,8 @@ func Serve(ctx context.Context, impl string, w io.Writer) error {
 	return nil
 }
 
-// serveNATS starts nats-server on a free loopback port with JetStream
-// storing in a fresh temporary directory, writes its nats:// URL and a
-// newline to w, and serves until ctx ends.
+// serveNATS serves nats-server on a free loopback port, with JetStream in a
+// fresh temporary directory, until ctx ends; its URL and a newline go to w.
 func serveNATS(ctx context.Context, w io.Writer) error {
 	dir, err := os.MkdirTemp("", "bench-nats-")
 	if err != nil {
@@ -184,4 +113,72 @@ func serveNATS(ctx context.Context, w io.Writer) error {
 	}
 	<-ctx.Done()
 	return nil
+}
+
+// bareAnswers are the answers of ids 1 to 5, the five calls as the
+// workload numbers them, each with its newline.
+var bareAnswers = func() [][]byte {
+	out := [][]byte{nil}
+	for i, c := range inprocess.Workload {
+		out = append(out, []byte(`{"jsonrpc":"2.0","result":`+c.Result+`,"id":`+strconv.Itoa(i+1)+"}\n"))
+	}
+	return out
+}()
+
+// serveBare serves every connection of l until l is closed.
+func serveBare(l net.Listener) error {
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			return err
+		}
+		go bareConn(c)
+	}
+}
+
+// bareConn answers each line of c, a subscribe with the flood and any other
+// with the answer of its id; answers to lines read together go in one write.
+func bareConn(c net.Conn) {
+	defer c.Close()
+	br := bufio.NewReaderSize(c, 64<<10)
+	bw := bufio.NewWriterSize(c, 64<<10)
+	for {
+		line, err := br.ReadSlice('\n')
+		if err != nil {
+			return
+		}
+		i := bytes.Index(line, []byte(`"id":`))
+		if i < 0 {
+			return
+		}
+		id := line[i+5:]
+		id = id[:bytes.IndexAny(id, ",}")]
+		if bytes.Contains(line, []byte(`"method":"demo_subscribe"`)) {
+			bareFlood(bw, id)
+			return
+		}
+		n, err := strconv.Atoi(string(id))
+		if err != nil || n < 1 || n >= len(bareAnswers) {
+			return
+		}
+		bw.Write(bareAnswers[n])
+		if br.Buffered() == 0 && bw.Flush() != nil {
+			return
+		}
+	}
+}
+
+// bareFlood answers the subscribe, then writes the notifications 1, 2, 3,
+// ... until the connection fails.
+func bareFlood(bw *bufio.Writer, id []byte) {
+	bw.WriteString(`{"jsonrpc":"2.0","result":"0x1","id":` + string(id) + "}\n")
+	head := []byte(`{"jsonrpc":"2.0","method":"demo_subscription","params":{"subscription":"0x1","result":`)
+	var note []byte
+	for n := int64(1); ; n++ {
+		note = append(append(note[:0], head...), strconv.AppendInt(nil, n, 10)...)
+		note = append(note, "}}\n"...)
+		if _, err := bw.Write(note); err != nil {
+			return
+		}
+	}
 }

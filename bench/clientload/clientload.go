@@ -1,15 +1,10 @@
 // Package clientload drives Go JSON-RPC clients against one WebSocket
-// server, so that the clients, not the server, are what differs: this
-// module's rpcclient with goroutines calling in a loop (CallT), rpcclient
-// with one goroutine per connection keeping its calls in flight with Go,
-// and go-ethereum's rpc.Client with goroutines calling CallContext. Every
+// server, so that the clients, not the server, are what differs. Every
 // answer is decoded into a Go value and the value checked. It reports the
 // calls per second of timed windows and the allocations per call of the
 // harness process (the server is another process, so they are the
-// client's).
-//
-// Like package load it only ever connects to loopback: a URL whose host is
-// not a loopback IP or "localhost" is refused.
+// client's). Like package load it only ever connects to loopback: a URL
+// whose host is not a loopback IP or "localhost" is refused.
 package clientload
 
 import (
@@ -27,17 +22,12 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
 )
 
-// The clients, named as the series that measure them.
+// The clients, named as the series that measure them; Depth is the calls in
+// flight on each connection.
 const (
-	// Ours is rpcclient, Depth goroutines per connection each calling
-	// CallT in a loop.
-	Ours = "ours"
-	// OursGo is rpcclient, one goroutine per connection keeping Depth
-	// calls in flight with Go.
-	OursGo = "ours_go"
-	// Geth is go-ethereum's rpc.Client, Depth goroutines per connection
-	// each calling CallContext in a loop.
-	Geth = "geth"
+	Ours   = "ours"    // rpcclient, Depth goroutines per connection each calling CallT in a loop
+	OursGo = "ours_go" // rpcclient, one goroutine per connection keeping Depth calls in flight with GoCall
+	Geth   = "geth"    // go-ethereum's rpc.Client, Depth goroutines per connection each calling CallContext
 	// Bare is the floor: Depth goroutines per connection each writing a
 	// request encoded beforehand and comparing its answer's bytes, with
 	// nothing of a client library between them and the connection.
@@ -81,17 +71,14 @@ func check[T float64 | string](c *Call, got T) error {
 
 // Config describes one run.
 type Config struct {
-	URL    string // the server's ws:// endpoint, on loopback
-	Client string // Ours, OursGo, Geth or Bare
-	// Conns is the number of connections, one client each; Depth the
-	// calls in flight on each.
-	Conns, Depth int
+	URL          string           // the server's ws:// endpoint, on loopback
+	Client       string           // Ours, OursGo, Geth or Bare
+	Conns, Depth int              // the connections, one client each, and the calls in flight on each
 	Calls        []Call           // made in turn, each goroutine starting at a different one
 	Windows      pipeline.Windows // times the run
 	// Numeric, when it counts windows, times a second phase on the same
-	// connections right after the first: only the calls of Calls with a
-	// numeric result, for their allocations per call. Its warm-up lets the
-	// calls of the first phase still in flight finish.
+	// connections: only the calls with a numeric result, for their
+	// allocations per call; its warm-up lets the first phase's calls finish.
 	Numeric pipeline.Windows
 }
 
@@ -101,8 +88,7 @@ type Window struct {
 	Allocs float64 // the heap allocations of the harness process per call
 }
 
-// Result is a run's windows: those of Windows, with all the calls, and
-// those of Numeric.
+// Result is a run's windows: those of Windows, with all the calls, and Numeric's.
 type Result struct {
 	All, Numeric []Window
 }
@@ -111,19 +97,15 @@ type Result struct {
 type run struct {
 	calls atomic.Pointer[[]Call] // the calls being made, switched between the phases
 	*pipeline.Group
-	// answered has a cache line of its own: every call adds to it, and
-	// the fields above are read by every call on every core.
-	_        [cacheLine]byte
+	// answered has a cache line (64 bytes at least) of its own: every call
+	// adds to it, and the fields above are read by every call on every core.
+	_        [64]byte
 	answered atomic.Int64
-	_        [cacheLine - 8]byte
+	_        [64 - 8]byte
 }
 
-// cacheLine is the size of a processor's cache line, at least.
-const cacheLine = 64
-
-// Run dials cfg.Conns clients of cfg.Client to cfg.URL, drives them, and
-// returns the windows. A wrong answer or a failed call ends it with an
-// error.
+// Run dials cfg.Conns clients of cfg.Client to cfg.URL and drives them for
+// the windows; a wrong answer or a failed call ends it with an error.
 func Run(ctx context.Context, cfg Config) (Result, error) {
 	if err := wsload.CheckURL(cfg.URL); err != nil {
 		return Result{}, err
@@ -180,9 +162,8 @@ func (r *run) windows(w pipeline.Windows) ([]Window, error) {
 	return out, err
 }
 
-// driver dials one client (ctx bounds the dial) and starts the goroutines
-// that drive it with depth calls in flight in r; the function it returns
-// closes the client, after which the goroutines end.
+// driver dials one client (ctx bounds the dial) and drives it with depth
+// calls in flight in r until the function it returns closes it.
 type driver func(ctx context.Context, url string, depth int, r *run) (func(), error)
 
-var drivers = map[string]driver{Ours: driveOurs, OursGo: driveOursGo, Geth: driveGeth, Bare: driveBare}
+var drivers = map[string]driver{Ours: driveOurs(false), OursGo: driveOurs(true), Geth: driveGeth, Bare: driveBare}

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/caddyproc"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/childserve"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/progress"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/serverproc"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/sets"
 )
 
@@ -109,7 +109,7 @@ func Run(ctx context.Context, o Options) (*schema.Doc, error) {
 		Harness: schema.Harness{Command: o.Command, Settings: o.Profile.Settings()},
 		Policy:  policy(o.Profile),
 	}
-	doc.Machine.OpenFilesLimit = serverproc.RaiseOpenFiles()
+	doc.Machine.OpenFilesLimit = childserve.RaiseOpenFiles()
 	work := 0
 	for _, name := range names {
 		if _, ok := groups[name]; !ok {

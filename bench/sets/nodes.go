@@ -11,7 +11,6 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/childserve"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/serverproc"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
 )
 
@@ -76,7 +75,7 @@ func Nodes(ctx context.Context, e *Env) schema.Set {
 	e.Bar.Done(nodesStartWork)
 
 	suffix := map[string]string{nodesNoHistory: "", nodesHistory: "-history"}
-	clocks := map[string]func() (time.Duration, error){nodesClientCPU: serverproc.SelfCPU, nodesServerCPU: servers.cpu}
+	clocks := map[string]func() (time.Duration, error){nodesClientCPU: childserve.SelfCPU, nodesServerCPU: servers.cpu}
 	delivery := func(urls func(x string) (subs, pubs []string)) func(int, func(string, ...float64)) error {
 		return func(i int, add func(string, ...float64)) error {
 			subs, pubs := urls(s.Cells[i])

@@ -1,4 +1,4 @@
-package serverproc
+package childserve
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 )
 
 func TestStartHandsOverStdoutAndStops(t *testing.T) {
-	p, err := Start(context.Background(), []string{"GREETING=hello"}, "sh", "-c", `echo err >&2; sleep 0.1; echo "$GREETING"; exec sleep 30`)
+	p, err := StartProc(context.Background(), []string{"GREETING=hello"}, "sh", "-c", `echo err >&2; sleep 0.1; echo "$GREETING"; exec sleep 30`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +30,7 @@ func TestStartHandsOverStdoutAndStops(t *testing.T) {
 }
 
 func TestLineReportsAnEarlyExit(t *testing.T) {
-	p, err := Start(context.Background(), nil, "sh", "-c", "echo failing >&2; exit 3")
+	p, err := StartProc(context.Background(), nil, "sh", "-c", "echo failing >&2; exit 3")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestLineReportsAnEarlyExit(t *testing.T) {
 }
 
 func TestCPUOfASpinningProcess(t *testing.T) {
-	p, err := Start(context.Background(), nil, "sh", "-c", "while :; do :; done")
+	p, err := StartProc(context.Background(), nil, "sh", "-c", "while :; do :; done")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,0 @@
-//go:build !linux
-
-package serverproc
-
-import "os/exec"
-
-// dieWithParent does nothing here: only Linux kills a child with its
-// parent.
-func dieWithParent(*exec.Cmd) {}
