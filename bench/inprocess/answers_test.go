@@ -24,11 +24,11 @@ func TestCheckAnswerRefusesWrongAnswers(t *testing.T) {
 		`{"jsonrpc":"2.0","error":{"code":-32601,"message":"x"},"id":1}`,
 		`not json`,
 	} {
-		if CheckAnswer([]byte(raw), c, 1) == nil {
+		if checkAnswer([]byte(raw), c, 1) == nil {
 			t.Errorf("%s accepted", raw)
 		}
 	}
-	if err := CheckAnswer([]byte(`{"jsonrpc":"2.0","id":1,"result":3.0}`), c, 1); err != nil {
+	if err := checkAnswer([]byte(`{"jsonrpc":"2.0","id":1,"result":3.0}`), c, 1); err != nil {
 		t.Error(err)
 	}
 }

@@ -14,29 +14,17 @@ import (
 )
 
 // gethNamespace is the namespace the geth service is registered under.
-// go-ethereum requires "namespace_method" names and lowers the first letter
-// of each Go method name, so "add" is served as "bench_add" and
-// "NullableFloatToNullableFloat" as "bench_nullableFloatToNullableFloat".
 const gethNamespace = "bench"
 
 // gethService holds the five benchmark methods as go-ethereum expects them:
 // exported methods of a registered value.
 type gethService struct{}
 
-// Add returns a + b.
-func (gethService) Add(a, b float64) float64 { return a + b }
-
-// AddInt returns a + b.
-func (gethService) AddInt(a, b int) int { return a + b }
-
-// NullableFloatToNullableFloat returns x, null or not.
+func (gethService) Add(a, b float64) float64                         { return a + b }
+func (gethService) AddInt(a, b int) int                              { return a + b }
 func (gethService) NullableFloatToNullableFloat(x *float32) *float32 { return x }
-
-// Test2 returns x.
-func (gethService) Test2(x float64) float64 { return x }
-
-// StringMe returns s.
-func (gethService) StringMe(s string) string { return s }
+func (gethService) Test2(x float64) float64                          { return x }
+func (gethService) StringMe(s string) string                         { return s }
 
 // Sleep waits ms milliseconds on a timer and returns ms, as the demo's
 // sleep does (the stream_blocking set calls it over IPC).
@@ -50,7 +38,8 @@ func (gethService) Sleep(ctx context.Context, ms int) (int, error) {
 }
 
 // GethRename maps a workload method name to the name go-ethereum serves it
-// under: "add" is "bench_add".
+// under: go-ethereum requires "namespace_method" names and lowers the first
+// letter of each Go method name, so "add" is "bench_add".
 func GethRename(name string) string {
 	r, n := utf8.DecodeRuneInString(name)
 	return gethNamespace + "_" + string(unicode.ToLower(r)) + name[n:]

@@ -8,13 +8,12 @@ import (
 	"github.com/creachadair/jrpc2/handler"
 )
 
-// JRPC2 is a jrpc2.Server per caller on a channel.Direct pair: the caller
-// sends the raw request document on the client end and receives the raw
-// response document, with no client library and no framing in between.
-// This is the cheapest path jrpc2 offers that still runs its own parsing,
-// dispatch and encoding.
+// JRPC2 is a jrpc2.Server per caller on a channel.Direct pair, its methods
+// mapping positional params onto typed functions: the caller sends the raw
+// request document on the client end and receives the raw response document,
+// with no client library and no framing in between. This is the cheapest
+// path jrpc2 offers that still runs its own parsing, dispatch and encoding.
 func JRPC2() Impl {
-	// The five methods, positional params mapped onto typed functions.
 	methods := handler.Map{
 		"add":    handler.NewPos(func(_ context.Context, a, b float64) (float64, error) { return a + b, nil }, "a", "b"),
 		"addInt": handler.NewPos(func(_ context.Context, a, b int) (int, error) { return a + b, nil }, "a", "b"),

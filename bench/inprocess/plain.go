@@ -3,7 +3,7 @@ package inprocess
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
+	"fmt"
 
 	gojson "github.com/goccy/go-json"
 )
@@ -105,22 +105,17 @@ func (c codec) encode(rsp *plainResponse) []byte {
 	}
 	b, err := c.marshal(rsp)
 	if err != nil {
-		panic(errors.Join(errors.New("plain dispatcher: marshal response"), err))
+		panic(fmt.Errorf("plain dispatcher: marshal response: %w", err))
 	}
 	return b
 }
 
-// StdJSON is the plain dispatcher on encoding/json.
-func StdJSON() Impl {
-	return plainImpl("stdjson", codec{unmarshal: json.Unmarshal, marshal: json.Marshal})
-}
-
-// GoccyJSON is the plain dispatcher on github.com/goccy/go-json.
-func GoccyJSON() Impl {
-	return plainImpl("goccy", codec{unmarshal: gojson.Unmarshal, marshal: gojson.Marshal})
-}
-
-// plainImpl makes an Impl of the plain dispatcher over c.
-func plainImpl(name string, c codec) Impl {
-	return Impl{Name: name, NewCaller: func() (Caller, func()) { return c.process, func() {} }}
+// Plain returns the plain dispatcher on encoding/json ("stdjson") and on
+// github.com/goccy/go-json ("goccy").
+func Plain() []Impl {
+	std, goccy := codec{json.Unmarshal, json.Marshal}, codec{gojson.Unmarshal, gojson.Marshal}
+	return []Impl{
+		{Name: "stdjson", NewCaller: func() (Caller, func()) { return std.process, func() {} }},
+		{Name: "goccy", NewCaller: func() (Caller, func()) { return goccy.process, func() {} }},
+	}
 }

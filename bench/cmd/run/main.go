@@ -1,6 +1,8 @@
-// Command run is bench/run: it measures caddy-jsonrpc against its peers and
-// against Caddy's ceiling, and writes bench/results (benchmarks.json, a
-// chart per set, index.html) and the README's performance block.
+// Command run is bench/run: it runs every set of package sets under a profile
+// (full or quick), measuring caddy-jsonrpc against its peers and against Caddy's
+// ceiling, describes the machine and the versions measured, checks the goals, and
+// writes bench/results (benchmarks.json, a chart per set, index.html) and the
+// README's performance block.
 //
 //	bench/run                 every set, every cell warmed up and timed 5 times (about 10 minutes)
 //	bench/run -quick          every cell once, briefly (under a minute), into a temporary directory
@@ -24,11 +26,19 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/chart"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/childserve"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/harness"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/report"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/sets"
+)
+
+// The files written under the output directory (report.HTML shows the
+// charts from chartsDir).
+const (
+	jsonFile  = "benchmarks.json"
+	htmlFile  = "index.html"
+	chartsDir = "charts"
 )
 
 func main() {
@@ -41,19 +51,15 @@ func main() {
 	}
 }
 
-// run parses the flags, runs the harness and writes its output.
+// run parses the flags, runs the sets and writes their output.
 func run() error {
 	var (
 		quick  = flag.Bool("quick", false, "run every cell once, briefly, and write into a temporary directory unless -out is set")
 		check  = flag.Bool("check", false, "check the written JSON: its shape, and a number in every cell")
 		out    = flag.String("out", "", "output directory (default results, or a temporary directory with -quick)")
-		only   = flag.String("only", "", "comma-separated groups to run: "+strings.Join(harness.Groups, ","))
-		caddy  = flag.String("caddy", "../bin/caddy", "the Caddy binary, built with ../xcaddy.sh when missing")
-		readme = flag.Bool("readme", true, "rewrite the performance block of ../README.md (full runs of every set into results only)")
-		render = flag.String("render", "", "redraw the charts and index.html of this results directory from its JSON, "+
-			"measuring nothing")
-		table = flag.Bool("readmetable", false, "rewrite the performance block of ../README.md from "+
-			"results/benchmarks.json, measuring nothing; with -check, only compare")
+		only   = flag.String("only", "", "comma-separated groups to run: "+strings.Join(groupNames, ","))
+		render = flag.String("render", "", "redraw the charts and index.html of this results directory from its JSON")
+		table  = flag.Bool("readmetable", false, "rewrite the README's block from results/benchmarks.json (with -check, compare)")
 	)
 	flag.Parse()
 	bench, err := os.Getwd()
@@ -64,23 +70,25 @@ func run() error {
 		return fmt.Errorf("run it from the bench directory (bench/run does): %w", err)
 	}
 	repo, results := filepath.Dir(bench), filepath.Join(bench, "results")
+	readme := filepath.Join(repo, "README.md")
 	if *render != "" || *table {
-		d, err := schema.Read(filepath.Join(cmp.Or(*render, results), harness.JSONFile))
+		d, err := schema.Read(filepath.Join(cmp.Or(*render, results), jsonFile))
 		switch {
 		case err != nil:
 			return err
 		case *table:
-			return harness.UpdateReadme(d, filepath.Join(repo, "README.md"), *check)
+			return updateReadme(d, readme, *check)
 		}
-		return harness.Write(d, *render)
+		return write(d, *render)
 	}
-	o := harness.Options{Profile: sets.Full(), Repo: repo, Caddy: abs(*caddy),
-		Browser: filepath.Join(results, "browser.json"), Command: strings.Join(append([]string{"bench/run"}, os.Args[1:]...), " ")}
+	env := &sets.Env{Profile: sets.Full(), CaddyBin: filepath.Join(repo, "bin", "caddy"),
+		CaddyConfig: filepath.Join(bench, "Caddyfile.bench"), NodesConfig: filepath.Join(bench, "Caddyfile.nodes")}
 	if *quick {
-		o.Profile = sets.Quick()
+		env.Profile = sets.Quick()
 	}
+	names := groupNames
 	if *only != "" {
-		o.Only = strings.Split(*only, ",")
+		names = strings.Split(*only, ",")
 	}
 	dir := cmp.Or(*out, results)
 	if *out == "" && *quick {
@@ -88,20 +96,20 @@ func run() error {
 			return err
 		}
 	}
-	dir = abs(dir)
+	dir, _ = filepath.Abs(dir) // Getwd succeeded above, so Abs cannot fail
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	doc, err := harness.Run(ctx, o)
+	doc, err := measure(ctx, env, names, repo, strings.Join(append([]string{"bench/run"}, os.Args[1:]...), " "))
 	if err != nil {
 		return err
 	}
-	if err := harness.Write(doc, dir); err != nil {
+	if err := write(doc, dir); err != nil {
 		return fmt.Errorf("writing results: %w", err)
 	}
-	fmt.Fprintf(os.Stderr, "bench/run: wrote %s, the charts and %s in %s\n", harness.JSONFile, harness.HTMLFile, dir)
-	if *readme && !*quick && len(o.Only) == 0 && dir == results {
-		if err := harness.UpdateReadme(doc, filepath.Join(repo, "README.md"), false); err != nil {
+	fmt.Fprintf(os.Stderr, "bench/run: wrote %s, the charts and %s in %s\n", jsonFile, htmlFile, dir)
+	if !*quick && *only == "" && dir == results {
+		if err := updateReadme(doc, readme, false); err != nil {
 			return fmt.Errorf("README.md: %w", err)
 		}
 		fmt.Fprintln(os.Stderr, "bench/run: rewrote the performance block of README.md")
@@ -112,9 +120,9 @@ func run() error {
 	if !*check {
 		return nil
 	}
-	d, err := schema.Read(filepath.Join(dir, harness.JSONFile))
+	d, err := schema.Read(filepath.Join(dir, jsonFile))
 	if err == nil {
-		err = schema.Check(d, harness.SetIDs(o.Only), o.Profile.Runs)
+		err = schema.Check(d, setIDs(names), env.Profile.Runs)
 	}
 	if err != nil {
 		return fmt.Errorf("-check: FAIL: %w", err)
@@ -123,9 +131,58 @@ func run() error {
 	return nil
 }
 
-// abs makes path absolute, relative to the working directory (which run
-// has read already, so that filepath.Abs cannot fail).
-func abs(path string) string {
-	a, _ := filepath.Abs(path)
-	return a
+// write puts d into dir: benchmarks.json, charts/<set>.png for every
+// measured set, and index.html.
+func write(d *schema.Doc, dir string) error {
+	if err := os.MkdirAll(filepath.Join(dir, chartsDir), 0o755); err != nil {
+		return err
+	}
+	b, err := schema.Encode(d)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, jsonFile), b, 0o644); err != nil {
+		return err
+	}
+	for i := range d.Sets {
+		if s := &d.Sets[i]; s.Status == schema.Measured {
+			png, err := chart.PNG(s, d.Goals)
+			if err == nil {
+				err = os.WriteFile(filepath.Join(dir, chartsDir, s.ID+".png"), png, 0o644)
+			}
+			if err != nil {
+				return fmt.Errorf("chart of %s: %w", s.ID, err)
+			}
+		}
+	}
+	page, err := report.HTML(d)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, htmlFile), page, 0o644)
+}
+
+// updateReadme rewrites the block between the markers of the README at file
+// with the block generated from d; with check, it changes nothing and says
+// whether the block differs.
+func updateReadme(d *schema.Doc, file string, check bool) error {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	block, err := report.ReadmeBlock(d)
+	if err != nil {
+		return err
+	}
+	out, err := report.ReplaceBlock(string(b), block)
+	switch {
+	case err != nil:
+		return err
+	case !check:
+		return os.WriteFile(file, []byte(out), 0o644)
+	case out != string(b):
+		return fmt.Errorf("the performance block of %s differs from what the JSON generates; "+
+			"run `cd bench && go run ./cmd/run -readmetable`", file)
+	}
+	return nil
 }

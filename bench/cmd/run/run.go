@@ -1,13 +1,19 @@
-package harness
+package main
 
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"slices"
+	"strings"
 	"time"
+
+	"github.com/prometheus/procfs"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/caddyproc"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/childserve"
@@ -16,20 +22,8 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/sets"
 )
 
-// Options configures a run.
-type Options struct {
-	Profile sets.Profile // sets durations and counts
-	Repo    string       // the repository root; bench/ is below it
-	Caddy   string       // the Caddy binary, built with Repo/xcaddy.sh when missing
-	Browser string       // the browser set's file, written by another tool
-	// Only, when not empty, limits the run to these groups: inprocess,
-	// http, websocket, stream, client, nodes.
-	Only    []string
-	Command string // the command line recorded in the document
-}
-
-// Groups are the groups of sets the harness measures, in order.
-var Groups = []string{"inprocess", "http", "websocket", "stream", "client", "nodes"}
+// groupNames are the groups of sets, in the order they are measured.
+var groupNames = []string{"inprocess", "http", "websocket", "stream", "client", "nodes"}
 
 // group is one group of sets: their ids, whether they measure a Caddy of
 // their own (started fresh for the group, so that no group measures a
@@ -82,12 +76,8 @@ var groups = map[string]group{
 	}},
 }
 
-// SetIDs returns the ids of the sets a run of groups produces (of every
-// group when names is empty).
-func SetIDs(names []string) []string {
-	if len(names) == 0 {
-		names = Groups
-	}
+// setIDs returns the ids of the sets a run of the named groups produces.
+func setIDs(names []string) []string {
 	var out []string
 	for _, g := range names {
 		out = append(out, groups[g].ids...)
@@ -95,37 +85,34 @@ func SetIDs(names []string) []string {
 	return append(out, "browser")
 }
 
-// Run measures every set and returns the document.
-func Run(ctx context.Context, o Options) (*schema.Doc, error) {
+// measure runs the named groups of sets with env, whose Caddy is built
+// from repo when it is missing, and returns the document; command is the
+// command line it records.
+func measure(ctx context.Context, env *sets.Env, names []string, repo, command string) (*schema.Doc, error) {
 	start := time.Now()
-	clock := readCPUClock()
-	names := Groups
-	if len(o.Only) > 0 {
-		names = o.Only
-	}
+	clock := cpuClock()
 	doc := &schema.Doc{
 		Schema: schema.Version, Title: "caddy-jsonrpc benchmarks", Date: start.UTC().Format(time.RFC3339),
-		Quick: o.Profile.Name == "quick", Machine: describeMachine(),
-		Harness: schema.Harness{Command: o.Command, Settings: o.Profile.Settings()},
-		Policy:  policy(o.Profile),
+		Quick: env.Profile.Name == "quick", Machine: describeMachine(),
+		Harness: schema.Harness{Command: command, Settings: env.Profile.Settings()},
+		Policy:  policy(env.Profile),
 	}
-	doc.Machine.OpenFilesLimit = childserve.RaiseOpenFiles()
+	env.OpenFiles = childserve.RaiseOpenFiles()
+	doc.Machine.OpenFilesLimit = env.OpenFiles
 	work := 0
 	for _, name := range names {
 		if _, ok := groups[name]; !ok {
-			return nil, fmt.Errorf("bench: no group %q: want some of %v", name, Groups)
+			return nil, fmt.Errorf("bench: no group %q: want some of %v", name, groupNames)
 		}
-		work += sets.Work(name, o.Profile)
+		work += sets.Work(name, env.Profile)
 	}
 	if slices.ContainsFunc(names, func(n string) bool { return groups[n].caddy || n == "nodes" }) {
-		if err := buildCaddy(ctx, o.Repo, o.Caddy); err != nil {
+		if err := buildCaddy(ctx, repo, env.CaddyBin); err != nil {
 			return nil, err
 		}
 	}
-	doc.Versions = describeVersions(o.Repo, o.Caddy)
-	env := &sets.Env{Profile: o.Profile, Bar: progress.New(os.Stderr, work), CaddyBin: o.Caddy, OpenFiles: doc.Machine.OpenFilesLimit,
-		CaddyConfig: filepath.Join(o.Repo, "bench", "Caddyfile.bench"),
-		NodesConfig: filepath.Join(o.Repo, "bench", "Caddyfile.nodes")}
+	doc.Versions = describeVersions(repo, env.CaddyBin)
+	env.Bar = progress.New(os.Stderr, work)
 	for _, name := range names {
 		g := groups[name]
 		if g.caddy {
@@ -144,16 +131,12 @@ func Run(ctx context.Context, o Options) (*schema.Doc, error) {
 			env.Caddy = nil
 		}
 	}
-	doc.Sets = append(doc.Sets, sets.Browser(o.Browser))
+	doc.Sets = append(doc.Sets, sets.Browser(filepath.Join(repo, "bench", "results", "browser.json")))
 	env.Bar.Finish()
-	for _, g := range sets.Goals(doc, o.Profile) {
-		// A run of some groups checks their goals only.
-		if len(o.Only) == 0 || doc.Find(g.Set) != nil {
-			doc.Goals = append(doc.Goals, g)
-		}
-	}
+	// A run of some groups checks their goals only.
+	doc.Goals = slices.DeleteFunc(sets.Goals(doc, env.Profile), func(g schema.Goal) bool { return doc.Find(g.Set) == nil })
 	doc.Machine.LoadAfter = loadAverage()
-	doc.Machine.CPUSteal = stealSince(clock)
+	doc.Machine.CPUSteal = stolen(clock, cpuClock())
 	doc.Harness.Seconds = float64(time.Since(start).Round(100*time.Millisecond)) / float64(time.Second)
 	return doc, nil
 }
@@ -197,4 +180,105 @@ func policy(p sets.Profile) []string {
 			"end and says nothing of speed.")
 	}
 	return out
+}
+
+// proc reads /proc; on a platform without it, every reading fails and the
+// machine is described by Go's runtime alone.
+var proc, _ = procfs.NewDefaultFS()
+
+// describeMachine returns the processor, CPU count, memory and the load
+// average now.
+func describeMachine() schema.Machine {
+	m := schema.Machine{CPU: runtime.GOARCH, CPUs: runtime.NumCPU(), OS: runtime.GOOS, Arch: runtime.GOARCH,
+		LoadBefore: loadAverage()}
+	if cpus, err := proc.CPUInfo(); err == nil && len(cpus) > 0 && cpus[0].ModelName != "" {
+		m.CPU = cpus[0].ModelName
+	}
+	if mem, err := proc.Meminfo(); err == nil && mem.MemTotalBytes != nil {
+		m.MemoryGiB = math.Round(float64(*mem.MemTotalBytes)/(1<<30)*10) / 10
+	}
+	return m
+}
+
+// loadAverage reads the 1, 5 and 15 minute load averages.
+func loadAverage() []float64 {
+	l, err := proc.LoadAvg()
+	if err != nil {
+		return []float64{0, 0, 0}
+	}
+	return []float64{l.Load1, l.Load5, l.Load15}
+}
+
+// cpuClock reads the machine's CPU times summed over its CPUs, from
+// /proc/stat; nil where the platform has none.
+func cpuClock() *procfs.CPUStat {
+	st, err := proc.Stat()
+	if err != nil {
+		return nil
+	}
+	return &st.CPUTotal
+}
+
+// stolen is the share of the CPU time between two readings that the
+// hypervisor gave to other machines (guest time is counted within user time
+// already, and not again), or nil when it cannot be told.
+func stolen(start, end *procfs.CPUStat) *float64 {
+	total := func(c *procfs.CPUStat) float64 {
+		return c.User + c.Nice + c.System + c.Idle + c.Iowait + c.IRQ + c.SoftIRQ + c.Steal
+	}
+	if start == nil || end == nil || total(end) <= total(start) {
+		return nil
+	}
+	share := (end.Steal - start.Steal) / (total(end) - total(start))
+	return &share
+}
+
+// measureSets measures each set of fs in turn and records in it the steal
+// while it ran.
+func measureSets(ctx context.Context, env *sets.Env, fs ...func(context.Context, *sets.Env) schema.Set) []schema.Set {
+	var out []schema.Set
+	for _, f := range fs {
+		out = append(out, withSteal(func() []schema.Set { return []schema.Set{f(ctx, env)} })...)
+	}
+	return out
+}
+
+// withSteal runs f and records in each set it returns the steal while it
+// ran.
+func withSteal(f func() []schema.Set) []schema.Set {
+	start := cpuClock()
+	out := f()
+	steal := stolen(start, cpuClock())
+	for i := range out {
+		out[i].CPUSteal = steal
+	}
+	return out
+}
+
+// peerModules are the modules whose versions the document records.
+var peerModules = []string{
+	"github.com/ethereum/go-ethereum", "github.com/creachadair/jrpc2", "github.com/goccy/go-json",
+	"github.com/coder/websocket", "github.com/gobwas/ws", "gonum.org/v1/plot", "google.golang.org/grpc",
+}
+
+// describeVersions returns Go's, Caddy's, the commit's and the peers'.
+func describeVersions(repo, caddyBin string) schema.Versions {
+	v := schema.Versions{Go: runtime.Version(), Caddy: caddyproc.Version(caddyBin), Modules: map[string]string{}}
+	if st, err := os.Stat(caddyBin); err == nil {
+		v.CaddyBuilt = st.ModTime().UTC().Format(time.RFC3339)
+	}
+	// the short commit of repo, "-dirty" when tracked files differ from it
+	out, err := exec.Command("git", "-C", repo, "describe", "--always", "--dirty", "--abbrev=12", "--exclude=*").Output()
+	v.Commit = strings.TrimSpace(string(out))
+	if err != nil {
+		v.Commit = "unknown"
+	}
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, dep := range info.Deps {
+			if slices.Contains(peerModules, dep.Path) {
+				v.Modules[dep.Path] = dep.Version
+			}
+		}
+	}
+	return v
 }

@@ -1,4 +1,4 @@
-package harness
+package main
 
 import (
 	"os"
@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/prometheus/procfs"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/report"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
@@ -28,15 +30,15 @@ func sample() *schema.Doc {
 
 func TestWritePutsJSONChartsAndPageInTheDirectory(t *testing.T) {
 	dir := t.TempDir()
-	if err := Write(sample(), dir); err != nil {
+	if err := write(sample(), dir); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{JSONFile, HTMLFile, "charts/ws_memory.png"} {
+	for _, f := range []string{jsonFile, htmlFile, "charts/ws_memory.png"} {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
-	d, err := schema.Read(filepath.Join(dir, JSONFile))
+	d, err := schema.Read(filepath.Join(dir, jsonFile))
 	if err != nil || d.Sets[0].Comparisons[0].Ratio != 2 {
 		t.Fatalf("read back: %v", err)
 	}
@@ -45,7 +47,7 @@ func TestWritePutsJSONChartsAndPageInTheDirectory(t *testing.T) {
 func TestUpdateReadmeRewritesOnlyTheBlock(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "README.md")
 	os.WriteFile(file, []byte("# x\n\n"+report.StartMarker+"\nold\n"+report.EndMarker+"\n\nrest\n"), 0o644)
-	if err := UpdateReadme(sample(), file, false); err != nil {
+	if err := updateReadme(sample(), file, false); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(file)
@@ -53,18 +55,18 @@ func TestUpdateReadmeRewritesOnlyTheBlock(t *testing.T) {
 		strings.Contains(string(b), "old") {
 		t.Fatalf("%s", b)
 	}
-	if err := UpdateReadme(sample(), file, true); err != nil {
+	if err := updateReadme(sample(), file, true); err != nil {
 		t.Errorf("check of the block just written: %v", err)
 	}
 	other := sample()
 	other.Harness.Command = "bench/run -only http"
-	if err := UpdateReadme(other, file, true); err == nil {
+	if err := updateReadme(other, file, true); err == nil {
 		t.Error("check passed a block another document generates")
 	}
 }
 
 func TestSetIDsFollowTheGroups(t *testing.T) {
-	got := SetIDs(Groups)
+	got := setIDs(groupNames)
 	want := []string{"inprocess", "http", "http_batch", "ws_pipelined", "ws_broadcast", "ws_memory",
 		"stream_pipelined", "stream_blocking", "stream_grpc", "stream_flood", "stream_memory", "client_pipelined",
 		"nodes_broadcast", "browser"}
@@ -83,5 +85,22 @@ func TestMachineAndPolicy(t *testing.T) {
 	}
 	if p := policy(sets.Full()); strings.Contains(strings.Join(p, " "), "quick run") {
 		t.Errorf("%q", p)
+	}
+}
+func TestStealIsTheShareOfStolenTicks(t *testing.T) {
+	start := procfs.CPUStat{User: 100, System: 50, Idle: 800, SoftIRQ: 10, Steal: 40, Guest: 7}
+	end := procfs.CPUStat{User: 300, System: 100, Idle: 1440, SoftIRQ: 20, Steal: 140, Guest: 9}
+	// 1,000 ticks went by (guest ticks not counted twice), 100 of them stolen.
+	if got := stolen(&start, &end); got == nil || *got != 0.1 {
+		t.Fatalf("steal share: %v", got)
+	}
+	if stolen(&end, &end) != nil {
+		t.Error("a steal share of no time")
+	}
+	if stolen(nil, &end) != nil {
+		t.Error("a steal share from an unreadable start")
+	}
+	if cpuClock() == nil {
+		t.Skip("no /proc/stat here")
 	}
 }
