@@ -11,11 +11,9 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
 )
 
-// goal is a target and how to read it from a document: the comparison of
-// series ours ("ours" when unset) with peer on cell x, and with floor, the
-// series of the same run that bounds ours on this machine, named beside it;
-// without peer, ours on x (the threshold's cell when unset, else the set's
-// first cell), with floor and what it is named beside it; or measure.
+// goal is a target and how to read it: measure; else the comparison of ours
+// ("ours" when unset) with peer on cell x, the series floor named beside it;
+// else ours on x (cell, or the set's first), floor and what it is beside it.
 type goal struct {
 	id, set, text, unit  string
 	metric, cell         string // a threshold on the set's main metric, on one cell or all
@@ -28,7 +26,7 @@ type goal struct {
 	measure              reading
 }
 
-// reading reads a goal's figure from its set, and says where it comes from;
+// reading reads a goal's figure from its set and says where it comes from;
 // false when the set lacks it.
 type reading func(s *schema.Set) (float64, string, bool)
 
@@ -63,9 +61,7 @@ func Goals(d *schema.Doc, p Profile) []schema.Goal {
 
 // goalList is every goal, with the cells of profile p.
 func goalList(p Profile) []goal {
-	h1, h2 := httpCell{false, 64}.x(), httpCell{true, 64}.x()
-	m := streamMain.x()
-	cm := clientMain.x()
+	h1, h2, m, cm := httpCell{false, 64}.x(), httpCell{true, 64}.x(), streamMain.x(), clientMain.x()
 	return []goal{
 		{id: "inprocess_vs_geth", issue: 2, set: "inprocess", unit: "x", target: 100, peer: "geth", x: "five cycled",
 			text: "≥100x faster than go-ethereum in process (the five requests cycled)"},
@@ -193,15 +189,12 @@ func nodesGoal(s *schema.Set) (float64, string, bool) {
 		rate(value(s, "ours", nodesHistory)), rate(value(s, "one_node", nodesHistory))), ok
 }
 
-// value is the median of series name on cell x of s's main metric, 0 when
-// s has none.
+// value is the median of series name on cell x of the main metric, or 0.
 func value(s *schema.Set, name, x string) float64 {
 	v, _ := s.Value(name, x)
 	return v
 }
 
-// read reads g's figure from s, and says where it comes from; false when s
-// lacks it.
 func (g goal) read(s *schema.Set) (float64, string, bool) {
 	x := cmp.Or(g.x, g.cell)
 	switch {
@@ -248,8 +241,7 @@ func ratio(s *schema.Set, ours, peer, floor, x string, medians bool) (float64, s
 	return c.Ratio, detail, true
 }
 
-// cellRatio reads ours on cell a divided by ours on cell b, and says both
-// with format.
+// cellRatio reads ours on cell a divided by ours on cell b, both said with format.
 func cellRatio(a, b, format string) reading {
 	return func(s *schema.Set) (float64, string, bool) {
 		va, ok1 := s.Value("ours", a)
@@ -292,11 +284,8 @@ func pairedRatio(s *schema.Set, ours, peer, x string) (float64, string, bool) {
 // allocGoal reads the most allocations per call of ours over calls.
 func allocGoal(calls []inprocess.Call) reading {
 	return func(s *schema.Set) (float64, string, bool) {
-		var xs []string
-		for _, c := range calls {
-			xs = append(xs, c.Method)
-		}
-		v, text, ok := most(s.SeriesOf("ours", "allocs_per_call"), xs)
+		methods := names(calls, func(c inprocess.Call) string { return c.Method })
+		v, text, ok := most(s.SeriesOf("ours", "allocs_per_call"), methods)
 		return v, "ours, per call (counted over the whole process, rounded to 2 decimals): " + text, ok
 	}
 }

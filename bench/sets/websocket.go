@@ -10,27 +10,50 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/serverproc"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/streamload"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
 )
 
-// server is a running server under test.
+// server is a running server under test; url is its address.
 type server struct {
-	url  string // a WebSocket server's ws:// URL
+	url  string
 	dial func(ctx context.Context) (pipeline.Conn, error)
-	rss  func() (int64, error)
+	proc *serverproc.Proc
 	stop func()
 }
 
-func wsServer(url string, rss func() (int64, error), stop func()) *server {
-	return &server{url: url, dial: wsload.Dialer(url), rss: rss, stop: stop}
+// newServer is the server at addr on network, or at the ws:// URL addr.
+func newServer(network, addr string, proc *serverproc.Proc, stop func()) *server {
+	s := &server{url: addr, dial: wsload.Dialer(addr), proc: proc, stop: stop}
+	if network != "" {
+		s.dial = streamload.Dialer(network, addr)
+	}
+	return s
 }
 
-// serverImpl is one implementation under test.
-type serverImpl struct {
-	name, label, role string
-	rename            func(string) string
-	// start starts a fresh server of its own.
-	start func(ctx context.Context) (*server, error)
+func startChild(impl string) func(context.Context) (*server, error) {
+	return func(ctx context.Context) (*server, error) {
+		s, err := childserve.Start(ctx, impl)
+		if err != nil {
+			return nil, err
+		}
+		return newServer(s.Network, s.Addr, s.Proc, s.Stop), nil
+	}
+}
+
+// startCaddy starts bin/caddy with Caddyfile.bench, dialled over TCP or WebSocket.
+func startCaddy(e *Env, tcp bool) func(context.Context) (*server, error) {
+	return func(ctx context.Context) (*server, error) {
+		c, err := caddyproc.Start(ctx, e.CaddyBin, e.CaddyConfig)
+		if err != nil {
+			return nil, err
+		}
+		if tcp {
+			return newServer("tcp", c.TCP, c.Proc, c.Stop), nil
+		}
+		return newServer("", c.WS, c.Proc, c.Stop), nil
+	}
 }
 
 // wsconnChild is the WebSocket server of ours outside Caddy.
@@ -39,8 +62,7 @@ const wsconnChild = "package wsconn serving rpccore with the demo service (the c
 
 // WebSocket holds the servers the WebSocket sets share.
 type WebSocket struct {
-	impls   []serverImpl
-	fanouts []serverImpl // the broadcast set's bare fan-outs, no JSON-RPC
+	impls   []target // ours, go-ethereum, then the broadcast set's bare fan-outs with no JSON-RPC
 	shared  map[string]*server
 	harness string
 }
@@ -50,46 +72,28 @@ type WebSocket struct {
 // share. Close stops them.
 func NewWebSocket(ctx context.Context, e *Env) (*WebSocket, error) {
 	ws := &WebSocket{shared: map[string]*server{}}
-	child := func(impl string) func(context.Context) (*server, error) {
-		return func(ctx context.Context) (*server, error) {
-			s, err := childserve.Start(ctx, impl)
-			if err != nil {
-				return nil, err
-			}
-			return wsServer(s.Addr, s.RSS, s.Stop), nil
-		}
-	}
-	ours := serverImpl{name: "ours", role: schema.Ours}
+	ours := target{name: "ours", role: schema.Ours}
 	caddyErr := e.CaddyErr
 	if e.Caddy != nil {
 		caddyErr = e.Caddy.ServesWebSocket(ctx)
 	}
 	if caddyErr == nil {
-		ours.label = "ours (jsonrpc in Caddy)"
-		ours.start = func(ctx context.Context) (*server, error) {
-			c, err := caddyproc.Start(ctx, e.CaddyBin, e.CaddyConfig)
-			if err != nil {
-				return nil, err
-			}
-			return wsServer(c.WS, c.Proc.RSS, c.Stop), nil
-		}
-		ws.shared["ours"] = wsServer(e.Caddy.WS, e.Caddy.Proc.RSS, func() {})
+		ours.label, ours.start = "ours (jsonrpc in Caddy)", startCaddy(e, false)
+		ws.shared["ours"] = newServer("", e.Caddy.WS, e.Caddy.Proc, func() {})
 		ws.harness = "ours: bin/caddy's jsonrpc handler with Caddyfile.bench, over ws:// on its cleartext loopback site"
 	} else {
-		ours.label = "ours (wsconn + rpccore)"
-		ours.start = child("ours")
+		ours.label, ours.start = "ours (wsconn + rpccore)", startChild("ours")
 		ws.harness = "ours: " + wsconnChild + ", because bin/caddy did not answer the upgrade (" + caddyErr.Error() + ")"
 	}
-	geth := serverImpl{name: "geth", label: "go-ethereum rpc", role: schema.Peer, rename: inprocess.GethRename, start: child("geth")}
 	ws.harness += "; go-ethereum: rpc.Server.WebsocketHandler in a child process, over ws:// on loopback. " +
 		"The client is bench's own lean WebSocket client in the harness process, sharing the machine"
-	ws.impls = []serverImpl{ours, geth}
-	ws.fanouts = []serverImpl{
-		{name: "fanout", role: schema.Ceiling, start: child("fanout"), label: "bare fan-out, no JSON-RPC"},
-		{name: "fanout_parallel", role: schema.Ceiling, start: child("fanout_parallel"),
+	ws.impls = []target{ours,
+		{name: "geth", label: "go-ethereum rpc", role: schema.Peer, rename: inprocess.GethRename, start: startChild("geth")},
+		{name: "fanout", role: schema.Ceiling, start: startChild("fanout"), label: "bare fan-out, no JSON-RPC"},
+		{name: "fanout_parallel", role: schema.Ceiling, start: startChild("fanout_parallel"),
 			label: "bare fan-out over wsconn, no JSON-RPC, one writing goroutine per processor"},
 	}
-	for _, impl := range append(ws.impls[:len(ws.impls):len(ws.impls)], ws.fanouts...) {
+	for _, impl := range ws.impls {
 		if ws.shared[impl.name] != nil {
 			continue
 		}
@@ -110,7 +114,6 @@ func (ws *WebSocket) Close() {
 	}
 }
 
-// callRequest is a single call of the given id as impl names it.
 func callRequest(method, params string, id int) []byte {
 	return []byte(`{"jsonrpc":"2.0","method":"` + method + `","params":` + params + `,"id":` + strconv.Itoa(id) + `}`)
 }
@@ -125,7 +128,6 @@ func (c pipeCell) x() string {
 // String is the cell in short: 4×256.
 func (c pipeCell) String() string { return fmt.Sprintf("%d×%d", c.conns, c.depth) }
 
-// pipeCells are every connection count by every depth.
 func pipeCells(p Profile) []pipeCell {
 	var cells []pipeCell
 	for _, n := range p.WSConns {
@@ -136,20 +138,17 @@ func pipeCells(p Profile) []pipeCell {
 	return cells
 }
 
-// cellNames are the x values of cells.
-func cellNames(cells []pipeCell) []string {
+func names[T any](cells []T, x func(T) string) []string {
 	var xs []string
 	for _, c := range cells {
-		xs = append(xs, c.x())
+		xs = append(xs, x(c))
 	}
 	return xs
 }
 
-// pipelined says how the pipelined sets keep calls in flight.
 const pipelined = "each connection keeps its number of calls in flight: a call is written as soon as an answer " +
 	"comes back, and the calls written together go out in one network write; every answer is checked"
 
-// pipeSet is a set of calls per second by connections × calls in flight.
 func pipeSet(id, group, title, harness, note string) schema.Set {
 	return newSet(id, group, title, harness, note,
 		schema.Metric{Name: "rpc_per_s", Unit: "calls per second", Better: schema.Higher, Log: true},
@@ -157,13 +156,12 @@ func pipeSet(id, group, title, harness, note string) schema.Set {
 }
 
 // Pipelined measures the five requests cycled over WebSocket with a fixed
-// number of calls in flight on each connection, ours then the peer on
-// each cell.
+// number of calls in flight on each connection.
 func (ws *WebSocket) Pipelined(ctx context.Context, e *Env) schema.Set {
 	s := pipeSet("ws_pipelined", "websocket", "WebSocket: pipelined calls per second, the five requests cycled", ws.harness,
 		pipelined)
-	var targets []pipeTarget
-	for _, impl := range ws.impls {
+	var targets []target
+	for _, impl := range ws.impls[:2] {
 		reqs, expect := wsload.Workload(impl.rename)
 		targets = append(targets, pipeTo(impl.name, impl.label, impl.role, ws.shared[impl.name].dial, reqs, expect))
 	}
@@ -172,18 +170,15 @@ func (ws *WebSocket) Pipelined(ctx context.Context, e *Env) schema.Set {
 
 func broadcastX(n int) string { return Count(n, "subscriber", "subscribers") }
 
-// broadcastShares is how the broadcast set publishes the profile's
-// messages: its rounds, and each session's warm-up and timed messages
-// (the timed ones split between the rounds).
+// broadcastShares is the broadcast set's rounds, and each session's
+// warm-up and timed messages (the timed ones split between the rounds).
 func broadcastShares(p Profile) (rounds, warmup, runs int) {
 	rounds = max(1, p.BroadcastRounds)
 	return rounds, max(1, p.BroadcastWarmup), max(1, (p.BroadcastRuns+rounds-1)/rounds)
 }
 
-// Broadcast subscribes n connections to the chat for every n of the
-// profile, then publishes messages one at a time and times each until the
-// last subscriber has it, the series taking turns round by round
-// (broadcastShares); the set's note says what each series is.
+// Broadcast times messages published one at a time until the last of n
+// subscribers has each, for every n of the profile, as the note says.
 func (ws *WebSocket) Broadcast(ctx context.Context, e *Env) schema.Set {
 	s := newSet("ws_broadcast", "websocket", "WebSocket: broadcast, ms from publish until the last subscriber has the message",
 		ws.harness, "one connection per subscriber and one more that publishes; the clock starts before the publish call "+
@@ -206,9 +201,7 @@ func (ws *WebSocket) Broadcast(ctx context.Context, e *Env) schema.Set {
 		"subscribers")
 	rounds, warmup, timed := broadcastShares(e.Profile)
 	sizes := e.Profile.BroadcastSizes
-	for _, n := range sizes {
-		s.Cells = append(s.Cells, broadcastX(n))
-	}
+	s.Cells = names(sizes, broadcastX)
 	session := func(open func(n int) (wsload.Broadcaster, error)) func(int, func(string, ...float64)) error {
 		return func(i int, add func(string, ...float64)) error {
 			b, err := open(sizes[i])
@@ -222,17 +215,17 @@ func (ws *WebSocket) Broadcast(ctx context.Context, e *Env) schema.Set {
 		}
 	}
 	var targets []target
-	for _, impl := range append(ws.impls[:len(ws.impls):len(ws.impls)], ws.fanouts...) {
-		url := ws.shared[impl.name].url
-		targets = append(targets, target{name: impl.name, label: impl.label, role: impl.role,
-			work: func(i int) int { return broadcastStepWork(e.Profile, sizes[i]) },
-			measure: session(func(n int) (wsload.Broadcaster, error) {
-				return wsload.OpenBroadcast(ctx, chat([]string{url}, []string{url}, n))
-			})})
+	for _, t := range ws.impls {
+		url := ws.shared[t.name].url
+		t.work = func(i int) int { return broadcastStepWork(e.Profile, sizes[i]) }
+		t.measure = session(func(n int) (wsload.Broadcaster, error) {
+			return wsload.OpenBroadcast(ctx, chat([]string{url}, []string{url}, n))
+		})
+		targets = append(targets, t)
 	}
 	writes := func(name, label string, read bool) target {
 		return target{name: name, label: label, role: schema.Ceiling,
-			work:    func(i int) int { return writesStepWork(e.Profile, sizes[i]) },
+			work:    func(i int) int { return broadcastStepWork(e.Profile, sizes[i]) / 5 },
 			measure: session(func(n int) (wsload.Broadcaster, error) { return wsload.OpenWrites(n, notificationSize, read) })}
 	}
 	targets = append(targets, writes("writes", "write system calls alone", false),
@@ -252,8 +245,7 @@ func (ws *WebSocket) Broadcast(ctx context.Context, e *Env) schema.Set {
 	return s
 }
 
-// chat is the session of the demo's chat: n subscribers spread over subs,
-// one publisher on each of pubs.
+// chat is the demo's chat: n subscribers spread over subs, a publisher on each of pubs.
 func chat(subs, pubs []string, n int) wsload.BroadcastConfig {
 	return wsload.BroadcastConfig{SubscriberURLs: subs, PublisherURLs: pubs, Subscribers: n,
 		Subscribe: callRequest("demo_subscribe", `["chat"]`, 1), Notification: "demo_subscription",
@@ -262,6 +254,5 @@ func chat(subs, pubs []string, n int) wsload.BroadcastConfig {
 		}}
 }
 
-// notificationSize is the bytes of the writes alone: about a chat
-// notification's.
+// notificationSize is the bytes of the writes alone: about a chat notification's.
 const notificationSize = 100
