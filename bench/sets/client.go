@@ -4,14 +4,13 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/childserve"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/clientload"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
 )
 
 // Clients holds the server the client set calls.
-type Clients struct{ server *childserve.Server }
+type Clients struct{ servers }
 
 const clientHarness = "the server of every series: " + wsconnChild + ". The clients run in the harness process, " +
 	"sharing the machine's cores with it: this module's rpcclient and go-ethereum's rpc.Client " + gethVersion +
@@ -22,15 +21,12 @@ const gethVersion = "v1.17.10"
 
 // NewClients starts the server of the client set. Close stops it.
 func NewClients(ctx context.Context) (*Clients, error) {
-	s, err := childserve.Start(ctx, "ours")
-	if err != nil {
-		return nil, fmt.Errorf("client: starting the server: %w", err)
+	c := &Clients{servers{}}
+	if err := c.start(ctx, "client", target{name: "ours", start: startChild("ours")}); err != nil {
+		return nil, err
 	}
-	return &Clients{server: s}, nil
+	return c, nil
 }
-
-// Close stops the server.
-func (c *Clients) Close() { c.server.Stop() }
 
 // clientMain is the cell the goals of the client set read.
 var clientMain = pipeCell{4, 256}
@@ -105,7 +101,7 @@ func (c *Clients) Pipelined(ctx context.Context, e *Env) schema.Set {
 	s.Cells = names(cells, pipeCell.x)
 	var targets []target
 	for _, r := range clientSeries {
-		cfg := clientload.Config{URL: c.server.Addr, Client: r.name, Calls: calls, Windows: w}
+		cfg := clientload.Config{URL: c.servers["ours"].url, Client: r.name, Calls: calls, Windows: w}
 		if r.numeric {
 			cfg.Numeric = n
 		}

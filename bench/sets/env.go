@@ -1,3 +1,17 @@
+// Package sets runs the measurements of the harness, each set a table of
+// cells by series in the shape of package schema: in process (the five
+// peers on the five requests), HTTPS (jsonrpc in Caddy against Caddy's
+// static respond), WebSocket (pipelined calls, broadcast, idle memory, ours
+// against go-ethereum), streams over TCP and unix sockets (pipelined calls,
+// a method that waits, gRPC-Go, one subscription's items per second, idle
+// memory, ours against go-ethereum's IPC server, gRPC-Go and a bare server
+// with no JSON-RPC), Go clients (rpcclient against go-ethereum's client,
+// calling the same server over WebSocket), nodes (a broadcast over two
+// Caddy nodes joined by the NATS hub, against one node with the local
+// hub), and the browser set written by another tool.
+//
+// Every set runs its cells under a Profile (full or quick), reports each
+// step to a progress bar, and puts ours next to its peers with the ratio.
 package sets
 
 import (
@@ -18,15 +32,13 @@ type Env struct {
 	Profile Profile
 	// Bar shows progress, the sets' work counted in estimated milliseconds.
 	Bar *progress.Bar
-	// CaddyBin and CaddyConfig are bin/caddy and Caddyfile.bench;
-	// NodesConfig is Caddyfile.nodes, the nodes set's.
+	// CaddyBin, CaddyConfig and NodesConfig: bin/caddy, Caddyfile.bench and Caddyfile.nodes.
 	CaddyBin, CaddyConfig, NodesConfig string
 	// Caddy is the running group's Caddy, started fresh for each group;
 	// nil when it could not start, with CaddyErr saying why.
 	Caddy    *caddyproc.Caddy
 	CaddyErr error
-	// OpenFiles is the limit on open files the harness runs under (0 for
-	// unknown); the memory sets open fewer connections under it.
+	// OpenFiles is the harness's open-files limit (0 for unknown), which caps the memory sets' connections.
 	OpenFiles uint64
 }
 
@@ -37,8 +49,7 @@ func newSet(id, group, title, harness, note string, metric schema.Metric, xLabel
 }
 
 func failed(s schema.Set, err error) schema.Set {
-	s.Status = schema.Failed
-	s.Error = err.Error()
+	s.Status, s.Error = schema.Failed, err.Error()
 	s.Series, s.Comparisons = nil, nil
 	return s
 }

@@ -59,7 +59,6 @@ func Goals(d *schema.Doc, p Profile) []schema.Goal {
 	return out
 }
 
-// goalList is every goal, with the cells of profile p.
 func goalList(p Profile) []goal {
 	h1, h2, m, cm := httpCell{false, 64}.x(), httpCell{true, 64}.x(), streamMain.x(), clientMain.x()
 	return []goal{
@@ -150,8 +149,7 @@ func goalList(p Profile) []goal {
 	}
 }
 
-// clientAllocGoal reads the most allocations per call with a numeric
-// result of rpcclient, CallT and Go, over the cells of the client set.
+// clientAllocGoal reads the most allocations per numeric call of CallT and Go over the client set's cells.
 func clientAllocGoal(s *schema.Set) (float64, string, bool) {
 	worst := 0.0
 	var parts []string
@@ -170,8 +168,7 @@ func clientAllocGoal(s *schema.Set) (float64, string, bool) {
 		strings.Join(parts, "; "), true
 }
 
-// nodesGoal reads the two nodes' delivered rate without history, and
-// names beside it the floor of the same run, one node with the local hub,
+// nodesGoal reads the two nodes' rate without history, beside one node's,
 // the cores kept busy, and the figures with history.
 func nodesGoal(s *schema.Set) (float64, string, bool) {
 	v, ok := s.Value("ours", nodesNoHistory)
@@ -212,10 +209,8 @@ func (g goal) read(s *schema.Set) (float64, string, bool) {
 	return v, fmt.Sprintf("%s, median: %s; %s: %s in the same run", x, rate(v), g.what, rate(value(s, g.floor, x))), ok
 }
 
-// ratio reads the comparison of series ours with peer on cell x: with its
-// range by run and both medians, or the ratio on each other cell; with
-// floor, the ratio to peer that floor reached on x and how much of the floor
-// ours reached.
+// ratio reads the comparison of ours with peer on cell x: with both
+// medians, or with the ratio on each other cell and floor's ratio to peer.
 func ratio(s *schema.Set, ours, peer, floor, x string, medians bool) (float64, string, bool) {
 	c := s.Comparison(ours, peer, x)
 	if c == nil {
@@ -250,8 +245,7 @@ func cellRatio(a, b, format string) reading {
 	}
 }
 
-// pairedRatioGoal reads the lower over cells xs of the median of the
-// ratios of ours to peer paired run by run (pairedRatio).
+// pairedRatioGoal reads the lowest pairedRatio of ours to peer over cells xs.
 func pairedRatioGoal(ours, peer string, xs ...string) reading {
 	return func(s *schema.Set) (float64, string, bool) {
 		worst := math.Inf(1)
@@ -290,8 +284,7 @@ func allocGoal(calls []inprocess.Call) reading {
 	}
 }
 
-// most returns the highest median of series r over cells xs, and says
-// each: "add 0.00, addInt 0.00".
+// most returns the highest median of r over cells xs, and says each: "add 0.00, addInt 0.00".
 func most(r *schema.Series, xs []string) (float64, string, bool) {
 	worst := 0.0
 	var parts []string
@@ -308,9 +301,6 @@ func most(r *schema.Series, xs []string) (float64, string, bool) {
 
 // round keeps 2 decimals for small figures, 3 significant digits otherwise.
 func round(v float64) float64 {
-	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-		return v
-	}
 	if math.Abs(v) < 100 {
 		return math.Round(v*100) / 100
 	}

@@ -80,9 +80,10 @@ func idleMemory(ctx context.Context, start func(context.Context) (*server, error
 		return 0, 0, err
 	}
 	defer srv.stop()
+	dial := dialer(srv.network, srv.url)
 	open := func(n int) ([]pipeline.Conn, error) {
 		return pipeline.Open(ctx, n, 16, func(ctx context.Context, _ int) (pipeline.Conn, error) {
-			c, err := srv.dial(ctx)
+			c, err := dial(ctx)
 			if err == nil {
 				if err = pipeline.Call(c, req, expect); err != nil {
 					c.Close()

@@ -31,10 +31,8 @@ const (
 )
 
 // Nodes starts nats-server and two bin/caddy nodes on it serving
-// Caddyfile.nodes, and measures for each cell (without and with history) a
-// delivery (wsload.Delivery) over the two nodes joined by the NATS hub and
-// over one node with the local hub, as the set's note says. Everything it
-// starts it stops before it returns.
+// Caddyfile.nodes, and measures a delivery (wsload.Delivery) over the two
+// nodes and over one node with the local hub, as the set's note says.
 func Nodes(ctx context.Context, e *Env) schema.Set {
 	p := e.Profile
 	n := p.NodesSubscribers
@@ -145,7 +143,7 @@ func startNodes(ctx context.Context, e *Env) ([]*server, error) {
 			stopAll(servers)
 			return nil, fmt.Errorf("starting Caddy node %d: %w", i+1, err)
 		}
-		servers = append(servers, newServer("", c.WS, c.Proc, c.Stop))
+		servers = append(servers, &server{"", c.WS, c.Proc, c.Stop})
 	}
 	return servers, nil
 }

@@ -87,8 +87,7 @@ func (p Profile) Settings() map[string]string {
 }
 
 // Work is the work the sets of group report on the progress bar under p:
-// the estimated milliseconds of their steps, so that long steps weigh more
-// than short ones.
+// the estimated milliseconds of their steps, so long steps weigh more.
 func Work(group string, p Profile) int {
 	rounds, _, _ := broadcastShares(p)
 	switch group {
@@ -116,11 +115,10 @@ func Work(group string, p Profile) int {
 	return 0
 }
 
-// The estimated milliseconds of one step: an in-process measurement of d,
-// an HTTP slice, a memory run, a session of a pipelined cell (one of n
-// sharing the profile's windows), a broadcast session of n subscribers (the
-// harness's writes alone cost a fifth of it), a client's run and a series of
-// a nodes cell, after starting the nodes' servers.
+// The estimated milliseconds of a step: an in-process run of d, an HTTP
+// slice, a memory run, a session of a pipelined cell (one of n), a broadcast
+// session of n subscribers (a fifth of it for the writes alone), a client's
+// run, a series of a nodes cell.
 func inStepWork(d time.Duration) int { return ms(d) + 20 }
 func httpSliceWork(p Profile) int    { return ms(p.HTTPSlice) + 20 }
 func memoryStepWork(p Profile) int   { return 400 + p.IdleConns/3 + ms(p.IdleSettle)*3/2 }

@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/caddyproc"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/childserve"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/grpcpeer"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
@@ -17,10 +16,10 @@ import (
 )
 
 // Stream holds the servers the stream sets share: the Caddy of the group
-// and the child servers by name (ipc is go-ethereum's).
+// and the child servers (ipc is go-ethereum's).
 type Stream struct {
+	servers
 	caddy *caddyproc.Caddy
-	child map[string]*childserve.Server
 }
 
 const streamHarness = "ours: bin/caddy's jsonrpc app (the jsonrpc global option of Caddyfile.bench) on a loopback TCP " +
@@ -42,40 +41,27 @@ func NewStream(ctx context.Context, e *Env) (*Stream, error) {
 	if err := e.Caddy.ServesWebSocket(ctx); err != nil {
 		return nil, fmt.Errorf("the WebSocket reference: %w", err)
 	}
-	st := &Stream{caddy: e.Caddy, child: map[string]*childserve.Server{}}
-	for _, impl := range []string{"ipc", "grpc", "bare"} {
-		s, err := childserve.Start(ctx, impl)
-		if err != nil {
-			st.Close()
-			return nil, fmt.Errorf("stream: starting %s: %w", impl, err)
-		}
-		st.child[impl] = s
+	st := &Stream{servers: servers{}, caddy: e.Caddy}
+	err := st.start(ctx, "stream", target{name: "ipc", start: startChild("ipc")},
+		target{name: "grpc", start: startChild("grpc")}, target{name: "bare", start: startChild("bare")})
+	if err != nil {
+		return nil, err
 	}
 	return st, nil
-}
-
-// Close stops the child servers.
-func (st *Stream) Close() {
-	for _, s := range st.child {
-		s.Stop()
-	}
 }
 
 // streamMain is the cell the goals of the stream sets read.
 var streamMain = pipeCell{4, 256}
 
-// pipeTo is the series that sends reqs, checked by expect, over dial's connections.
-func pipeTo(name, label, role string, dial func(context.Context) (pipeline.Conn, error), reqs [][]byte,
-	expect wsload.Expect) target {
+// pipeTo is the series that sends reqs, checked by expect, to addr on
+// network (dialer).
+func pipeTo(name, label, role, network, addr string, reqs [][]byte, expect wsload.Expect) target {
+	dial := dialer(network, addr)
 	return target{name: name, label: label, role: role,
 		pipe: func(ctx context.Context, c pipeCell, w pipeline.Windows) ([]float64, error) {
 			return pipeline.Run(ctx, pipeline.Config{Conns: c.conns, Depth: c.depth, Requests: reqs,
 				Expect: expect.Prepare(), Windows: w}, dial)
 		}}
-}
-
-func streamTarget(name, label, role, network, addr string, reqs [][]byte, expect wsload.Expect) target {
-	return pipeTo(name, label, role, streamload.Dialer(network, addr), reqs, expect)
 }
 
 // measurePipes measures every target on cells (s's, or named after cells)
@@ -115,13 +101,13 @@ func (st *Stream) Pipelined(ctx context.Context, e *Env) schema.Set {
 			"WebSocket is the existing WebSocket load on the same Caddy, for reference")
 	reqs, expect := wsload.Workload(nil)
 	gethReqs, gethExpect := wsload.Workload(inprocess.GethRename)
-	geth, bare := st.child["ipc"], st.child["bare"]
+	geth, bare := st.servers["ipc"], st.servers["bare"]
 	targets := []target{
-		streamTarget("ours", "ours over TCP (jsonrpc app in Caddy)", schema.Ours, "tcp", st.caddy.TCP, reqs, expect),
-		streamTarget("ours_unix", "ours over a unix socket", schema.Baseline, "unix", st.caddy.Socket, reqs, expect),
-		pipeTo("ours_ws", "ours over WebSocket", schema.Baseline, wsload.Dialer(st.caddy.WS), reqs, expect),
-		streamTarget("geth", "go-ethereum IPC (unix socket)", schema.Peer, geth.Network, geth.Addr, gethReqs, gethExpect),
-		streamTarget("bare", "bare server, no JSON-RPC (TCP)", schema.Ceiling, bare.Network, bare.Addr, reqs, expect),
+		pipeTo("ours", "ours over TCP (jsonrpc app in Caddy)", schema.Ours, "tcp", st.caddy.TCP, reqs, expect),
+		pipeTo("ours_unix", "ours over a unix socket", schema.Baseline, "unix", st.caddy.Socket, reqs, expect),
+		pipeTo("ours_ws", "ours over WebSocket", schema.Baseline, "", st.caddy.WS, reqs, expect),
+		pipeTo("geth", "go-ethereum IPC (unix socket)", schema.Peer, geth.network, geth.url, gethReqs, gethExpect),
+		pipeTo("bare", "bare server, no JSON-RPC (TCP)", schema.Ceiling, bare.network, bare.url, reqs, expect),
 	}
 	return measurePipes(ctx, e, s, e.Profile.StreamCells, targets, e.Profile.Runs)
 }
@@ -148,11 +134,11 @@ func (st *Stream) Blocking(ctx context.Context, e *Env) schema.Set {
 	reqs, expect := delayRequests("delay")
 	gethReqs, gethExpect := delayRequests("bench_sleep")
 	fiveReqs, fiveExpect := wsload.Workload(nil)
-	geth := st.child["ipc"]
+	geth := st.servers["ipc"]
 	targets := []target{
-		streamTarget("ours", "ours, delay(0) over TCP", schema.Ours, "tcp", st.caddy.TCP, reqs, expect),
-		streamTarget("geth", "go-ethereum IPC, bench_sleep(0)", schema.Peer, geth.Network, geth.Addr, gethReqs, gethExpect),
-		streamTarget("ours_five", "ours, the five requests (not blocking)", schema.Baseline, "tcp", st.caddy.TCP, fiveReqs, fiveExpect),
+		pipeTo("ours", "ours, delay(0) over TCP", schema.Ours, "tcp", st.caddy.TCP, reqs, expect),
+		pipeTo("geth", "go-ethereum IPC, bench_sleep(0)", schema.Peer, geth.network, geth.url, gethReqs, gethExpect),
+		pipeTo("ours_five", "ours, the five requests (not blocking)", schema.Baseline, "tcp", st.caddy.TCP, fiveReqs, fiveExpect),
 	}
 	return measurePipes(ctx, e, s, []pipeCell{streamMain}, targets, e.Profile.Runs)
 }
@@ -170,12 +156,12 @@ func (st *Stream) GRPC(ctx context.Context, e *Env) schema.Set {
 	grpcTarget := func(name, label string, stream bool) target {
 		return target{name: name, label: label, role: schema.Peer,
 			pipe: func(ctx context.Context, c pipeCell, w pipeline.Windows) ([]float64, error) {
-				return grpcpeer.Run(ctx, grpcpeer.Config{Addr: st.child["grpc"].Addr, Conns: c.conns, Depth: c.depth,
+				return grpcpeer.Run(ctx, grpcpeer.Config{Addr: st.servers["grpc"].url, Conns: c.conns, Depth: c.depth,
 					Stream: stream, Windows: w})
 			}}
 	}
 	targets := []target{
-		streamTarget("ours", "ours over TCP", schema.Ours, "tcp", st.caddy.TCP, reqs, expect),
+		pipeTo("ours", "ours over TCP", schema.Ours, "tcp", st.caddy.TCP, reqs, expect),
 		grpcTarget("grpc_unary", "gRPC-Go, unary calls", false),
 		grpcTarget("grpc_stream", "gRPC-Go, one stream per connection", true),
 	}
@@ -201,26 +187,21 @@ func (st *Stream) Streaming(ctx context.Context, e *Env) schema.Set {
 			"the floor of the client and the loopback on the same cores",
 		schema.Metric{Name: "items_per_s", Unit: "notifications per second", Better: schema.Higher}, "subscriptions")
 	s.Cells = []string{floodX}
-	cfg := streamload.FloodConfig{
-		Subscribe:    callRequest("demo_subscribe", `["flood",`+strconv.Itoa(demo.MaxFlood)+`]`, 1),
-		Notification: "demo_subscription",
-		Windows:      pipeline.Windows{Warmup: e.Profile.WSWarmup, Length: e.Profile.WSWindow, Count: e.Profile.Runs},
-	}
-	flood := func(name, label, role string, run func() ([]float64, error)) target {
+	// flood floods addr on network, or the ws:// URL addr.
+	flood := func(name, label, role, network, addr string) target {
 		return target{name: name, label: label, role: role,
-			pipe: func(context.Context, pipeCell, pipeline.Windows) ([]float64, error) { return run() }}
+			pipe: func(ctx context.Context, _ pipeCell, w pipeline.Windows) ([]float64, error) {
+				cfg := streamload.FloodConfig{Notification: "demo_subscription", Windows: w,
+					Subscribe: callRequest("demo_subscribe", `["flood",`+strconv.Itoa(demo.MaxFlood)+`]`, 1)}
+				if network == "" {
+					return streamload.FloodWebSocket(ctx, addr, cfg)
+				}
+				return streamload.Flood(ctx, network, addr, cfg)
+			}}
 	}
-	bare := st.child["bare"]
-	targets := []target{
-		flood("ours", "ours over TCP", schema.Ours, func() ([]float64, error) {
-			return streamload.Flood(ctx, "tcp", st.caddy.TCP, cfg)
-		}),
-		flood("ours_ws", "ours over WebSocket", schema.Baseline, func() ([]float64, error) {
-			return streamload.FloodWebSocket(ctx, st.caddy.WS, cfg)
-		}),
-		flood("bare", "bare server, no JSON-RPC (TCP)", schema.Ceiling, func() ([]float64, error) {
-			return streamload.Flood(ctx, bare.Network, bare.Addr, cfg)
-		}),
-	}
+	bare := st.servers["bare"]
+	targets := []target{flood("ours", "ours over TCP", schema.Ours, "tcp", st.caddy.TCP),
+		flood("ours_ws", "ours over WebSocket", schema.Baseline, "", st.caddy.WS),
+		flood("bare", "bare server, no JSON-RPC (TCP)", schema.Ceiling, bare.network, bare.url)}
 	return measurePipes(ctx, e, s, []pipeCell{{1, 1}}, targets, 1)
 }

@@ -15,21 +15,46 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
 )
 
-// server is a running server under test; url is its address.
+// server is a running server under test at url: an address on network,
+// or a ws:// URL.
 type server struct {
-	url  string
-	dial func(ctx context.Context) (pipeline.Conn, error)
-	proc *serverproc.Proc
-	stop func()
+	network, url string
+	proc         *serverproc.Proc
+	stop         func()
 }
 
-// newServer is the server at addr on network, or at the ws:// URL addr.
-func newServer(network, addr string, proc *serverproc.Proc, stop func()) *server {
-	s := &server{url: addr, dial: wsload.Dialer(addr), proc: proc, stop: stop}
-	if network != "" {
-		s.dial = streamload.Dialer(network, addr)
+// servers are the running servers a group of sets shares, by name.
+type servers map[string]*server
+
+// start starts each of impls not running yet; on an error it stops them all.
+func (ss servers) start(ctx context.Context, group string, impls ...target) error {
+	for _, impl := range impls {
+		if ss[impl.name] != nil {
+			continue
+		}
+		s, err := impl.start(ctx)
+		if err != nil {
+			ss.Close()
+			return fmt.Errorf("%s: starting %s: %w", group, impl.name, err)
+		}
+		ss[impl.name] = s
 	}
-	return s
+	return nil
+}
+
+// Close stops the servers.
+func (ss servers) Close() {
+	for _, s := range ss {
+		s.stop()
+	}
+}
+
+// dialer dials addr on network, or the ws:// URL addr.
+func dialer(network, addr string) func(context.Context) (pipeline.Conn, error) {
+	if network == "" {
+		return wsload.Dialer(addr)
+	}
+	return streamload.Dialer(network, addr)
 }
 
 func startChild(impl string) func(context.Context) (*server, error) {
@@ -38,7 +63,7 @@ func startChild(impl string) func(context.Context) (*server, error) {
 		if err != nil {
 			return nil, err
 		}
-		return newServer(s.Network, s.Addr, s.Proc, s.Stop), nil
+		return &server{s.Network, s.Addr, s.Proc, s.Stop}, nil
 	}
 }
 
@@ -50,9 +75,9 @@ func startCaddy(e *Env, tcp bool) func(context.Context) (*server, error) {
 			return nil, err
 		}
 		if tcp {
-			return newServer("tcp", c.TCP, c.Proc, c.Stop), nil
+			return &server{"tcp", c.TCP, c.Proc, c.Stop}, nil
 		}
-		return newServer("", c.WS, c.Proc, c.Stop), nil
+		return &server{"", c.WS, c.Proc, c.Stop}, nil
 	}
 }
 
@@ -62,8 +87,8 @@ const wsconnChild = "package wsconn serving rpccore with the demo service (the c
 
 // WebSocket holds the servers the WebSocket sets share.
 type WebSocket struct {
+	servers
 	impls   []target // ours, go-ethereum, then the broadcast set's bare fan-outs with no JSON-RPC
-	shared  map[string]*server
 	harness string
 }
 
@@ -71,7 +96,7 @@ type WebSocket struct {
 // the upgrade) and starts the servers the pipelined and broadcast sets
 // share. Close stops them.
 func NewWebSocket(ctx context.Context, e *Env) (*WebSocket, error) {
-	ws := &WebSocket{shared: map[string]*server{}}
+	ws := &WebSocket{servers: servers{}}
 	ours := target{name: "ours", role: schema.Ours}
 	caddyErr := e.CaddyErr
 	if e.Caddy != nil {
@@ -79,7 +104,7 @@ func NewWebSocket(ctx context.Context, e *Env) (*WebSocket, error) {
 	}
 	if caddyErr == nil {
 		ours.label, ours.start = "ours (jsonrpc in Caddy)", startCaddy(e, false)
-		ws.shared["ours"] = newServer("", e.Caddy.WS, e.Caddy.Proc, func() {})
+		ws.servers["ours"] = &server{"", e.Caddy.WS, e.Caddy.Proc, func() {}}
 		ws.harness = "ours: bin/caddy's jsonrpc handler with Caddyfile.bench, over ws:// on its cleartext loopback site"
 	} else {
 		ours.label, ours.start = "ours (wsconn + rpccore)", startChild("ours")
@@ -93,25 +118,10 @@ func NewWebSocket(ctx context.Context, e *Env) (*WebSocket, error) {
 		{name: "fanout_parallel", role: schema.Ceiling, start: startChild("fanout_parallel"),
 			label: "bare fan-out over wsconn, no JSON-RPC, one writing goroutine per processor"},
 	}
-	for _, impl := range ws.impls {
-		if ws.shared[impl.name] != nil {
-			continue
-		}
-		s, err := impl.start(ctx)
-		if err != nil {
-			ws.Close()
-			return nil, fmt.Errorf("websocket: starting %s: %w", impl.name, err)
-		}
-		ws.shared[impl.name] = s
+	if err := ws.start(ctx, "websocket", ws.impls...); err != nil {
+		return nil, err
 	}
 	return ws, nil
-}
-
-// Close stops the shared servers.
-func (ws *WebSocket) Close() {
-	for _, s := range ws.shared {
-		s.stop()
-	}
 }
 
 func callRequest(method, params string, id int) []byte {
@@ -163,7 +173,7 @@ func (ws *WebSocket) Pipelined(ctx context.Context, e *Env) schema.Set {
 	var targets []target
 	for _, impl := range ws.impls[:2] {
 		reqs, expect := wsload.Workload(impl.rename)
-		targets = append(targets, pipeTo(impl.name, impl.label, impl.role, ws.shared[impl.name].dial, reqs, expect))
+		targets = append(targets, pipeTo(impl.name, impl.label, impl.role, "", ws.servers[impl.name].url, reqs, expect))
 	}
 	return measurePipes(ctx, e, s, pipeCells(e.Profile), targets, 1)
 }
@@ -216,7 +226,7 @@ func (ws *WebSocket) Broadcast(ctx context.Context, e *Env) schema.Set {
 	}
 	var targets []target
 	for _, t := range ws.impls {
-		url := ws.shared[t.name].url
+		url := ws.servers[t.name].url
 		t.work = func(i int) int { return broadcastStepWork(e.Profile, sizes[i]) }
 		t.measure = session(func(n int) (wsload.Broadcaster, error) {
 			return wsload.OpenBroadcast(ctx, chat([]string{url}, []string{url}, n))
