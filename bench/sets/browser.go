@@ -10,11 +10,9 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
 )
 
-// Browser reads file, the rows the WebAssembly host's benchmark writes
-// ({"browser", "date", "mode", "rows": [{"name", "us_per_call",
-// "rpc_per_s"}]}), as the browser set, one cell per row. A missing file is a
-// set not yet measured; a file in another shape is kept under Source, not
-// measured by this schema's rules.
+// Browser reads file, the rows the WebAssembly host's benchmark writes, as
+// the browser set, one cell per row. A missing file is a set not yet
+// measured; a file in another shape is kept under Source, not measured.
 func Browser(file string) schema.Set {
 	s := schema.Set{
 		ID: "browser", Group: "browser", Status: schema.NotMeasured,

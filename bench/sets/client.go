@@ -60,8 +60,7 @@ const (
 	allocsNumeric = "allocs_per_numeric_call"
 )
 
-// Pipelined measures the calls per second of each client, the five
-// requests cycled, and the client's allocations per call.
+// Pipelined measures each client's calls per second, the five cycled, and its allocations per call.
 func (c *Clients) Pipelined(ctx context.Context, e *Env) schema.Set {
 	n := numericWindows(e.Profile)
 	s := pipeSet("client_pipelined", "client",

@@ -34,8 +34,7 @@ type Env struct {
 	Bar *progress.Bar
 	// CaddyBin, CaddyConfig and NodesConfig: bin/caddy, Caddyfile.bench and Caddyfile.nodes.
 	CaddyBin, CaddyConfig, NodesConfig string
-	// Caddy is the running group's Caddy, started fresh for each group;
-	// nil when it could not start, with CaddyErr saying why.
+	// Caddy is the group's Caddy, started fresh for each; nil when it could not start, CaddyErr saying why.
 	Caddy    *caddyproc.Caddy
 	CaddyErr error
 	// OpenFiles is the harness's open-files limit (0 for unknown), which caps the memory sets' connections.
@@ -58,8 +57,7 @@ func series(name, label, role, metric, unit string) schema.Series {
 	return schema.Series{Name: name, Label: label, Role: role, Metric: metric, Unit: unit}
 }
 
-// collector gathers the runs of each (series, metric, cell) in the order
-// they are measured.
+// collector gathers the runs of each (series, metric, cell) in the order measured.
 type collector map[string][]float64
 
 func (c collector) add(name, metric, x string, runs ...float64) {
@@ -80,9 +78,8 @@ func (c collector) fill(s *schema.Set) {
 }
 
 // target is one series of a set: a step measures cell i, adding the runs of
-// each metric, and weighs work(i) on the bar. A server's target starts a
-// fresh one and names its methods with rename; a pipelined one gives its
-// calls per second on a cell (measurePipes).
+// each metric, and weighs work(i) on the bar. A server's starts a fresh one
+// that names methods with rename; a pipelined one's pipe gives calls per second.
 type target struct {
 	name, label, role string
 	work              func(i int) int

@@ -26,12 +26,10 @@ type goal struct {
 	measure              reading
 }
 
-// reading reads a goal's figure from its set and says where it comes from;
-// false when the set lacks it.
+// reading reads a goal's figure from its set and says where it comes from; false when it lacks it.
 type reading func(s *schema.Set) (float64, string, bool)
 
-// Goals checks d against every goal. A goal whose set or cells are missing
-// is not met, and says so.
+// Goals checks d against every goal; one whose set or cells are missing is not met, and says so.
 func Goals(d *schema.Doc, p Profile) []schema.Goal {
 	var out []schema.Goal
 	for _, g := range goalList(p) {
@@ -69,11 +67,9 @@ func goalList(p Profile) []goal {
 		{id: "inprocess_ns", issue: 2, set: "inprocess", unit: "ns", target: 150, atMost: true, x: "five cycled",
 			text: "≤150 ns per request averaged over the five (cycled, one goroutine)"},
 		{id: "inprocess_allocs_numeric", issue: 2, set: "inprocess", unit: "allocs", target: 0, atMost: true,
-			text:    "0 allocations per request for the four numeric requests",
-			measure: allocGoal(inprocess.Workload[:4])},
+			text: "0 allocations per request for the four numeric requests", measure: allocGoal(inprocess.Workload[:4])},
 		{id: "inprocess_allocs_string", issue: 2, set: "inprocess", unit: "allocs", target: 1, atMost: true,
-			text:    "≤1 allocation per request for StringMe",
-			measure: allocGoal(inprocess.Workload[4:])},
+			text: "≤1 allocation per request for StringMe", measure: allocGoal(inprocess.Workload[4:])},
 		{id: "inprocess_batch", issue: 2, set: "inprocess", unit: "x", target: 1, atMost: true,
 			text:    "a batch of 100 costs no more per request than single documents (batch ÷ cycled, ns per call)",
 			measure: cellRatio("batch of 100", "five cycled", "ours: %.0f ns per call in a batch, %.0f ns cycled")},
@@ -133,9 +129,8 @@ func goalList(p Profile) []goal {
 			x:    cm,
 			text: "≥10x go-ethereum's client in calls per second over WebSocket, 4 connections × 256 in flight: rpcclient's GoCall, one goroutine per connection"},
 		{id: "nodes_delivered", issue: 13, set: "nodes_broadcast", unit: "notifications/s", target: 500000,
-			metric: nodesRate, cell: nodesNoHistory,
-			text:    fmt.Sprintf("≥500k notifications per second delivered across two Caddy nodes joined by NATS, %s subscribers, no history", thousands(p.NodesSubscribers)),
-			measure: nodesGoal},
+			metric: nodesRate, cell: nodesNoHistory, measure: nodesGoal,
+			text: fmt.Sprintf("≥500k notifications per second delivered across two Caddy nodes joined by NATS, %s subscribers, no history", thousands(p.NodesSubscribers))},
 		{id: "nodes_history_delivered", issue: 31, set: "nodes_broadcast", unit: "notifications/s", target: 1000000,
 			metric: nodesRate, cell: nodesHistory, floor: "one_node", what: "one node with the local hub and history",
 			text: fmt.Sprintf("≥1M notifications per second delivered across two Caddy nodes joined by NATS with history "+
@@ -263,8 +258,7 @@ func pairedRatioGoal(ours, peer string, xs ...string) reading {
 	}
 }
 
-// pairedRatio is the median of the ratios of ours to peer on cell x, run
-// by run (schema's Paired), and says it with their count and range.
+// pairedRatio is the median of schema's Paired ratios of ours to peer on x, with their count and range.
 func pairedRatio(s *schema.Set, ours, peer, x string) (float64, string, bool) {
 	r := s.Paired(ours, peer, x)
 	if len(r) == 0 {

@@ -58,9 +58,8 @@ func httpCells(p Profile) []httpCell {
 	return cells
 }
 
-// HTTP measures, on the Caddy of e, respond, one call per POST and a batch
-// of 100 per POST taking turns on the same connections (httpCell.measure),
-// as two sets: one call against respond, and the batch against one call.
+// HTTP measures respond, one call per POST and a batch of 100 per POST taking turns on the same
+// connections (httpCell.measure): one call against respond, and the batch against one call.
 func HTTP(ctx context.Context, e *Env) []schema.Set {
 	const harness = "bin/caddy with Caddyfile.bench (HTTPS with tls internal on 127.0.0.1; jsonrpc on /rpc, respond on " +
 		"/static serving the same bytes); bench's load generator in Go, closed loop, one request in flight per " +
@@ -115,8 +114,7 @@ func HTTP(ctx context.Context, e *Env) []schema.Set {
 	return []schema.Set{single, batch}
 }
 
-// measure times every target on c's connections, warmed up on them, in
-// HTTPRounds rounds of slices: the targets in order, then in reverse.
+// measure times rounds of slices of every target on c's connections: in order, then in reverse.
 func (c httpCell) measure(ctx context.Context, e *Env, runs collector) error {
 	p := e.Profile
 	clients, err := load.Open(load.Config{URL: e.Caddy.HTTPS, HTTP2: c.h2, Conns: c.conns})

@@ -48,8 +48,7 @@ var inSeries = map[string]struct{ label, role string }{
 // over all, then Runs passes, so that a busy phase of a shared machine
 // falls on every implementation alike.
 func InProcess(ctx context.Context, e *Env) schema.Set {
-	impls := inprocess.All()
-	cases := inCases()
+	impls, cases := inprocess.All(), inCases()
 	s := newSet("inprocess", "inprocess", "In process: the five requests, ns per call",
 		"every implementation called in this process with the raw request bytes (go-ethereum through its "+
 			"ServeHTTP with an in-memory POST, jrpc2 over its channel.Direct); one caller per goroutine",

@@ -16,15 +16,13 @@ func memoryX(n int) string { return Count(n, "idle connection", "idle connection
 // warmConns are opened and closed on a fresh server before its memory is first read.
 const warmConns = 100
 
-// Memory measures the server memory per idle WebSocket connection of ours
-// and go-ethereum (memorySet).
+// Memory measures the server memory per idle WebSocket connection (memorySet).
 func (ws *WebSocket) Memory(ctx context.Context, e *Env) schema.Set {
 	return memorySet(ctx, e, schema.Set{ID: "ws_memory", Group: "websocket", Harness: ws.harness}, "WebSocket", "",
 		ws.impls[:2])
 }
 
-// Memory measures the server memory per idle connection of a fresh
-// bin/caddy over TCP and a fresh go-ethereum IPC server (memorySet).
+// Memory measures the server memory per idle connection over TCP (memorySet).
 func (st *Stream) Memory(ctx context.Context, e *Env) schema.Set {
 	return memorySet(ctx, e, schema.Set{ID: "stream_memory", Group: "stream", Harness: streamHarness}, "TCP",
 		" (bin/caddy with Caddyfile.bench, or go-ethereum's IPC server)", []target{
@@ -34,9 +32,8 @@ func (st *Stream) Memory(ctx context.Context, e *Env) schema.Set {
 		})
 }
 
-// memorySet measures s, over proto: each run starts a fresh server of each
-// of impls (servers names them in the note) and measures idleMemory with
-// IdleConns connections, or fewer under the open-files limit.
+// memorySet measures s over proto: each run starts a fresh server of each of impls (named in the
+// note by servers) for idleMemory with IdleConns connections, or fewer under the open-files limit.
 func memorySet(ctx context.Context, e *Env, s schema.Set, proto, servers string, impls []target) schema.Set {
 	n, limited := e.Profile.IdleConns, ""
 	if limit := int(e.OpenFiles) - 512; e.OpenFiles > 0 && n > limit {
@@ -51,10 +48,9 @@ func memorySet(ctx context.Context, e *Env, s schema.Set, proto, servers string,
 	s.XLabel, s.Cells = "connections open", []string{memoryX(n)}
 	var targets []target
 	for _, t := range impls {
-		reqs, expect := wsload.Workload(t.rename)
 		t.work = fixed(memoryStepWork(e.Profile))
 		t.measure = func(_ int, add func(string, ...float64)) error {
-			perConn, rss, err := idleMemory(ctx, t.start, reqs[0], expect, n, e.Profile.IdleSettle)
+			perConn, rss, err := idleMemory(ctx, t, n, e.Profile.IdleSettle)
 			add("kib_per_conn", perConn)
 			add("rss_mib", rss)
 			return err
@@ -70,12 +66,12 @@ func memorySet(ctx context.Context, e *Env, s schema.Set, proto, servers string,
 	return s
 }
 
-// idleMemory starts a server, opens and closes warmConns connections,
-// reads its resident memory, opens n connections with the call req on
-// each, waits settle and returns the KiB per connection and resident MiB.
-func idleMemory(ctx context.Context, start func(context.Context) (*server, error), req []byte, expect wsload.Expect,
-	n int, settle time.Duration) (float64, float64, error) {
-	srv, err := start(ctx)
+// idleMemory starts a server of t, opens and closes warmConns connections,
+// reads its resident memory, opens n connections with a call on each,
+// waits settle and returns the KiB per connection and resident MiB.
+func idleMemory(ctx context.Context, t target, n int, settle time.Duration) (float64, float64, error) {
+	reqs, expect := wsload.Workload(t.rename)
+	srv, err := t.start(ctx)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -85,7 +81,7 @@ func idleMemory(ctx context.Context, start func(context.Context) (*server, error
 		return pipeline.Open(ctx, n, 16, func(ctx context.Context, _ int) (pipeline.Conn, error) {
 			c, err := dial(ctx)
 			if err == nil {
-				if err = pipeline.Call(c, req, expect); err != nil {
+				if err = pipeline.Call(c, reqs[0], expect); err != nil {
 					c.Close()
 				}
 			}

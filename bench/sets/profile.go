@@ -13,18 +13,15 @@ type Profile struct {
 	Runs int    // timed runs of each cell (broadcast has its own)
 	// Each in-process cell's warm-up and timed run.
 	InProcessWarmup, InProcessTime time.Duration
-	// The HTTP sets' warm-up of each target on a cell's connections, a
-	// slice (a run), the rounds of a cell (two slices each) and connections.
+	// The HTTP sets' warm-up of each target, a slice (a run), a cell's rounds (two slices each), connections.
 	HTTPWarmup, HTTPSlice time.Duration
 	HTTPRounds            int
 	HTTPConns             []int
-	// Each pipelined cell's warm-up and timed windows (every stream set's
-	// too), and the WebSocket set's cells.
+	// Each pipelined cell's warm-up and timed windows (the stream sets' too), and the WebSocket set's cells.
 	WSWarmup, WSWindow time.Duration
 	WSConns, WSDepths  []int
-	// The subscriber counts; the rounds, each a session of every series
-	// publishing the warm-up messages, then its share of the timed ones
-	// (the nodes set times them all, one at a time).
+	// The subscriber counts; the rounds, each a session of every series publishing the warm-up messages,
+	// then its share of the timed ones (the nodes set times them all, one at a time).
 	BroadcastSizes                                  []int
 	BroadcastWarmup, BroadcastRuns, BroadcastRounds int
 	// The cells of the stream pipelined set and of the client set.
@@ -38,8 +35,7 @@ type Profile struct {
 }
 
 // Full is the profile of the committed results: every cell warmed up, then
-// timed 5 times (the issue asks for at least 3), in about 10 minutes on the
-// project's 2-core machine.
+// timed 5 times (the issue asks for at least 3), in about 10 minutes.
 func Full() Profile {
 	return Profile{
 		Name: "full", Runs: 5,
@@ -53,8 +49,7 @@ func Full() Profile {
 	}
 }
 
-// Quick runs every cell of Full once, briefly: it proves the harness works
-// end to end and says nothing of speed.
+// Quick runs every cell of Full once, briefly: it proves the harness works and says nothing of speed.
 func Quick() Profile {
 	p := Full()
 	p.Name, p.Runs = "quick", 1

@@ -15,8 +15,7 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/demo"
 )
 
-// Stream holds the servers the stream sets share: the Caddy of the group
-// and the child servers (ipc is go-ethereum's).
+// Stream holds the servers the stream sets share: the group's Caddy and the children (ipc: go-ethereum).
 type Stream struct {
 	servers
 	caddy *caddyproc.Caddy
@@ -29,8 +28,7 @@ const streamHarness = "ours: bin/caddy's jsonrpc app (the jsonrpc global option 
 	"writes pre-encoded bytes. The client is bench's own (streamload: requests written back to back, each followed " +
 	"by a newline, answers read line by line, every one checked) in the harness process, sharing the machine's cores"
 
-// NewStream checks that the Caddy of e serves the streams and WebSocket,
-// and starts the child servers. Close stops them.
+// NewStream checks that e's Caddy serves the streams and WebSocket and starts the children; Close stops them.
 func NewStream(ctx context.Context, e *Env) (*Stream, error) {
 	if e.Caddy == nil {
 		return nil, e.CaddyErr
@@ -53,8 +51,7 @@ func NewStream(ctx context.Context, e *Env) (*Stream, error) {
 // streamMain is the cell the goals of the stream sets read.
 var streamMain = pipeCell{4, 256}
 
-// pipeTo is the series that sends reqs, checked by expect, to addr on
-// network (dialer).
+// pipeTo is the series that sends reqs, checked by expect, to addr on network (dialer).
 func pipeTo(name, label, role, network, addr string, reqs [][]byte, expect wsload.Expect) target {
 	dial := dialer(network, addr)
 	return target{name: name, label: label, role: role,

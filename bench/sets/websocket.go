@@ -15,8 +15,7 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
 )
 
-// server is a running server under test at url: an address on network,
-// or a ws:// URL.
+// server is a running server under test at url: an address on network, or a ws:// URL.
 type server struct {
 	network, url string
 	proc         *serverproc.Proc
@@ -93,8 +92,7 @@ type WebSocket struct {
 }
 
 // NewWebSocket decides what serves ours (the Caddy of e, when it answers
-// the upgrade) and starts the servers the pipelined and broadcast sets
-// share. Close stops them.
+// the upgrade) and starts the servers the sets share. Close stops them.
 func NewWebSocket(ctx context.Context, e *Env) (*WebSocket, error) {
 	ws := &WebSocket{servers: servers{}}
 	ours := target{name: "ours", role: schema.Ours}
@@ -165,8 +163,7 @@ func pipeSet(id, group, title, harness, note string) schema.Set {
 		"connections × calls in flight on each")
 }
 
-// Pipelined measures the five requests cycled over WebSocket with a fixed
-// number of calls in flight on each connection.
+// Pipelined measures the five requests cycled over WebSocket, calls in flight on each connection.
 func (ws *WebSocket) Pipelined(ctx context.Context, e *Env) schema.Set {
 	s := pipeSet("ws_pipelined", "websocket", "WebSocket: pipelined calls per second, the five requests cycled", ws.harness,
 		pipelined)
@@ -180,8 +177,7 @@ func (ws *WebSocket) Pipelined(ctx context.Context, e *Env) schema.Set {
 
 func broadcastX(n int) string { return Count(n, "subscriber", "subscribers") }
 
-// broadcastShares is the broadcast set's rounds, and each session's
-// warm-up and timed messages (the timed ones split between the rounds).
+// broadcastShares is the broadcast set's rounds and each session's warm-up and timed messages.
 func broadcastShares(p Profile) (rounds, warmup, runs int) {
 	rounds = max(1, p.BroadcastRounds)
 	return rounds, max(1, p.BroadcastWarmup), max(1, (p.BroadcastRuns+rounds-1)/rounds)
@@ -246,12 +242,10 @@ func (ws *WebSocket) Broadcast(ctx context.Context, e *Env) schema.Set {
 	if err := e.turns(&s, rounds, true, targets); err != nil {
 		return failed(s, err)
 	}
-	s.Compare("ours", "geth")
-	s.Compare("ours", "fanout")
-	s.Compare("ours", "fanout_parallel")
-	s.Compare("fanout_parallel", "geth")
-	s.Compare("ours", "writes")
-	s.Compare("ours", "writes_read")
+	for _, c := range [][2]string{{"ours", "geth"}, {"ours", "fanout"}, {"ours", "fanout_parallel"},
+		{"fanout_parallel", "geth"}, {"ours", "writes"}, {"ours", "writes_read"}} {
+		s.Compare(c[0], c[1])
+	}
 	return s
 }
 
