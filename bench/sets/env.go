@@ -77,9 +77,9 @@ func (c collector) fill(s *schema.Set) {
 	}
 }
 
-// target is one series of a set: a step measures cell i, adding the runs of
-// each metric, and weighs work(i) on the bar. A server's starts a fresh one
-// that names methods with rename; a pipelined one's pipe gives calls per second.
+// target is one series of a set: a step measures cell i, adding the runs
+// of each metric, and weighs work(i) on the bar; start starts a fresh server
+// of it, rename names its methods, pipe gives its calls per second on a cell.
 type target struct {
 	name, label, role string
 	work              func(i int) int

@@ -75,8 +75,8 @@ func Nodes(ctx context.Context, e *Env) schema.Set {
 		var t time.Duration
 		var err error
 		for _, srv := range servers {
-			v, e := srv.proc.CPU()
-			t, err = t+v, errors.Join(err, e)
+			v, cerr := srv.proc.CPU()
+			t, err = t+v, errors.Join(err, cerr)
 		}
 		return t, err
 	}
