@@ -10,11 +10,9 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
 )
 
-// Browser reads file, the rows the WebAssembly host's benchmark writes
-// ({"browser", "date", "mode", "rows": [{"name", "us_per_call",
-// "rpc_per_s"}]}), as the browser set, one cell per row. A missing file is a
-// set not yet measured; a file in another shape is kept under Source, not
-// measured by this schema's rules.
+// Browser reads file, the rows the WebAssembly host's benchmark writes, as
+// the browser set, one cell per row. A missing file is a set not yet
+// measured; a file in another shape is kept under Source, not measured.
 func Browser(file string) schema.Set {
 	s := schema.Set{
 		ID: "browser", Group: "browser", Status: schema.NotMeasured,
@@ -39,27 +37,21 @@ func Browser(file string) schema.Set {
 		s.Note = fmt.Sprintf("not measured: bench/results/browser.json is not JSON (%v)", err)
 		return s
 	}
-	s.Note = "bench/results/browser.json is kept under source as it was: it is not in this schema"
-	s.Source = raw
+	s.Note, s.Source = "bench/results/browser.json is kept under source as it was: it is not in this schema", raw
 	return s
-}
-
-// browserRows is what the WebAssembly host's benchmark writes.
-type browserRows struct {
-	Date    string `json:"date"`
-	Browser string `json:"browser"`
-	Mode    string `json:"mode"`
-	Rows    []struct {
-		Name      string  `json:"name"`
-		UsPerCall float64 `json:"us_per_call"`
-		RPCPerS   float64 `json:"rpc_per_s"`
-	} `json:"rows"`
 }
 
 // decodeRows turns the benchmark's rows into the set s: µs per call drawn,
 // calls per second kept as a second metric, one run per row.
 func decodeRows(b []byte, s schema.Set) (schema.Set, bool) {
-	var r browserRows
+	var r struct {
+		Date, Browser, Mode string
+		Rows                []struct {
+			Name      string
+			UsPerCall float64 `json:"us_per_call"`
+			RPCPerS   float64 `json:"rpc_per_s"`
+		}
+	}
 	if json.Unmarshal(b, &r) != nil || len(r.Rows) == 0 {
 		return s, false
 	}

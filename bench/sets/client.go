@@ -4,18 +4,14 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/childserve"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/clientload"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
 )
 
 // Clients holds the server the client set calls.
-type Clients struct {
-	server *childserve.Server
-}
+type Clients struct{ servers }
 
-// clientHarness says what serves the client set and what calls it.
 const clientHarness = "the server of every series: " + wsconnChild + ". The clients run in the harness process, " +
 	"sharing the machine's cores with it: this module's rpcclient and go-ethereum's rpc.Client " + gethVersion +
 	", each dialled with its defaults"
@@ -25,36 +21,29 @@ const gethVersion = "v1.17.10"
 
 // NewClients starts the server of the client set. Close stops it.
 func NewClients(ctx context.Context) (*Clients, error) {
-	s, err := childserve.Start(ctx, "ours")
-	if err != nil {
-		return nil, fmt.Errorf("client: starting the server: %w", err)
+	c := &Clients{servers{}}
+	if err := c.start(ctx, "client", target{name: "ours", start: startChild("ours")}); err != nil {
+		return nil, err
 	}
-	return &Clients{server: s}, nil
+	return c, nil
 }
 
-// Close stops the server.
-func (c *Clients) Close() { c.server.Stop() }
-
-// clientMain is the cell the goals of the client set read: 4
-// connections, 256 calls in flight on each.
+// clientMain is the cell the goals of the client set read.
 var clientMain = pipeCell{4, 256}
 
-// numericWindows times the second phase of a client's run: the numeric
-// calls only, for their allocations, after a tenth of a window for the
-// calls of the first phase to finish.
+// numericWindows times a client run's second phase, the numeric calls,
+// after a tenth of a window for the first phase's to finish.
 func numericWindows(p Profile) pipeline.Windows {
 	return pipeline.Windows{Warmup: p.WSWindow / 10, Length: p.WSWindow / 10, Count: 1}
 }
 
-// clientRunWindows times the first phase of each client run: a warm-up
-// and one window, half a pipelined window, on fresh connections.
+// clientRunWindows times a client run's first phase: half a pipelined window.
 func clientRunWindows(p Profile) pipeline.Windows {
 	return pipeline.Windows{Warmup: p.WSWarmup, Length: p.WSWindow / 2, Count: 1}
 }
 
-// The client set's series. Those marked numeric have the second phase, for
-// their allocations per numeric call; the floor's allocations are not a
-// client's.
+// The client set's series; those marked numeric have the second phase (the
+// floor's allocations are not a client's).
 var clientSeries = []struct {
 	name, label, role string
 	numeric           bool
@@ -66,14 +55,12 @@ var clientSeries = []struct {
 		schema.Ceiling, false},
 }
 
-// The client set's secondary metrics.
 const (
 	allocsAll     = "allocs_per_call"
 	allocsNumeric = "allocs_per_numeric_call"
 )
 
-// Pipelined measures the calls per second of each client, the five
-// requests cycled, and the client's allocations per call.
+// Pipelined measures each client's calls per second, the five cycled, and its allocations per call.
 func (c *Clients) Pipelined(ctx context.Context, e *Env) schema.Set {
 	n := numericWindows(e.Profile)
 	s := pipeSet("client_pipelined", "client",
@@ -110,16 +97,16 @@ func (c *Clients) Pipelined(ctx context.Context, e *Env) schema.Set {
 		return failed(s, err)
 	}
 	cells, w := e.Profile.ClientCells, clientRunWindows(e.Profile)
-	s.Cells = cellNames(cells)
+	s.Cells = names(cells, pipeCell.x)
 	var targets []target
 	for _, r := range clientSeries {
+		cfg := clientload.Config{URL: c.servers["ours"].url, Client: r.name, Calls: calls, Windows: w}
+		if r.numeric {
+			cfg.Numeric = n
+		}
 		targets = append(targets, target{name: r.name, work: fixed(clientRunWork(e.Profile, r.numeric)),
 			measure: func(i int, add func(string, ...float64)) error {
-				cfg := clientload.Config{URL: c.server.Addr, Client: r.name, Conns: cells[i].conns, Depth: cells[i].depth,
-					Calls: calls, Windows: w}
-				if r.numeric {
-					cfg.Numeric = n
-				}
+				cfg.Conns, cfg.Depth = cells[i].conns, cells[i].depth
 				res, err := clientload.Run(ctx, cfg)
 				for _, w := range res.All {
 					add("rpc_per_s", w.Rate)
@@ -134,10 +121,9 @@ func (c *Clients) Pipelined(ctx context.Context, e *Env) schema.Set {
 	if err := e.turns(&s, e.Profile.Runs, false, targets); err != nil {
 		return failed(s, err)
 	}
-	s.Compare(clientload.Ours, clientload.OursGo)
-	s.Compare(clientload.Ours, clientload.Geth)
-	s.Compare(clientload.OursGo, clientload.Geth)
-	s.Compare(clientload.Bare, clientload.Geth)
-	s.Compare(clientload.Ours, clientload.Bare)
+	for _, c := range [][2]string{{clientload.Ours, clientload.OursGo}, {clientload.Ours, clientload.Geth},
+		{clientload.OursGo, clientload.Geth}, {clientload.Bare, clientload.Geth}, {clientload.Ours, clientload.Bare}} {
+		s.Compare(c[0], c[1])
+	}
 	return s
 }

@@ -1,10 +1,26 @@
+// Package sets runs the measurements of the harness, each set a table of
+// cells by series in the shape of package schema: in process (the five
+// peers on the five requests), HTTPS (jsonrpc in Caddy against Caddy's
+// static respond), WebSocket (pipelined calls, broadcast, idle memory, ours
+// against go-ethereum), streams over TCP and unix sockets (pipelined calls,
+// a method that waits, gRPC-Go, one subscription's items per second, idle
+// memory, ours against go-ethereum's IPC server, gRPC-Go and a bare server
+// with no JSON-RPC), Go clients (rpcclient against go-ethereum's client,
+// calling the same server over WebSocket), nodes (a broadcast over two
+// Caddy nodes joined by the NATS hub, against one node with the local
+// hub), and the browser set written by another tool.
+//
+// Every set runs its cells under a Profile (full or quick), reports each
+// step to a progress bar, and puts ours next to its peers with the ratio.
 package sets
 
 import (
+	"context"
 	"fmt"
 	"time"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/caddyproc"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/progress"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
 	"golang.org/x/text/language"
@@ -14,33 +30,25 @@ import (
 // Env is what the sets share during a run.
 type Env struct {
 	Profile Profile
-	// Bar shows progress; every set counts its work on it, in estimated
-	// milliseconds.
+	// Bar shows progress, the sets' work counted in estimated milliseconds.
 	Bar *progress.Bar
-	// CaddyBin and CaddyConfig are bin/caddy and Caddyfile.bench;
-	// NodesConfig is Caddyfile.nodes, the nodes set's.
+	// CaddyBin, CaddyConfig and NodesConfig: bin/caddy, Caddyfile.bench and Caddyfile.nodes.
 	CaddyBin, CaddyConfig, NodesConfig string
-	// Caddy is the Caddy the running group of sets measures, started
-	// fresh for each group; nil when it could not start, with CaddyErr
-	// saying why.
+	// Caddy is the group's Caddy, started fresh for each; nil when it could not start, CaddyErr saying why.
 	Caddy    *caddyproc.Caddy
 	CaddyErr error
-	// OpenFiles is the limit on open files the harness runs under (0 for
-	// unknown); the memory sets open fewer connections under it.
+	// OpenFiles is the harness's open-files limit (0 for unknown), which caps the memory sets' connections.
 	OpenFiles uint64
 }
 
-// newSet is a set to measure: what its harness and note say, its main
-// metric, and the label of its cells.
+// newSet is a set to measure.
 func newSet(id, group, title, harness, note string, metric schema.Metric, xLabel string) schema.Set {
 	return schema.Set{ID: id, Group: group, Status: schema.Measured, Title: title, Harness: harness, Note: note,
 		Metric: metric, XLabel: xLabel}
 }
 
-// failed returns s marked Failed because of err.
 func failed(s schema.Set, err error) schema.Set {
-	s.Status = schema.Failed
-	s.Error = err.Error()
+	s.Status, s.Error = schema.Failed, err.Error()
 	s.Series, s.Comparisons = nil, nil
 	return s
 }
@@ -49,8 +57,7 @@ func series(name, label, role, metric, unit string) schema.Series {
 	return schema.Series{Name: name, Label: label, Role: role, Metric: metric, Unit: unit}
 }
 
-// collector gathers the runs of each (series, metric, cell) in the order
-// they are measured, and builds the points from them.
+// collector gathers the runs of each (series, metric, cell) in the order measured.
 type collector map[string][]float64
 
 func (c collector) add(name, metric, x string, runs ...float64) {
@@ -58,7 +65,6 @@ func (c collector) add(name, metric, x string, runs ...float64) {
 	c[k] = append(c[k], runs...)
 }
 
-// fill gives every series of s a point per cell from the runs recorded.
 func (c collector) fill(s *schema.Set) {
 	for i := range s.Series {
 		r := &s.Series[i]
@@ -71,29 +77,28 @@ func (c collector) fill(s *schema.Set) {
 	}
 }
 
-// target is one series of a set measured in turns.
+// target is one series of a set: a step measures cell i, adding the runs
+// of each metric, and weighs work(i) on the bar; start starts a fresh server
+// of it, rename names its methods, pipe gives its calls per second on a cell.
 type target struct {
 	name, label, role string
-	work              func(i int) int // the estimated work of a step on cell i
-	// measure measures cell i of the set in one step, adding the runs of
-	// each metric.
-	measure func(i int, add func(metric string, runs ...float64)) error
+	work              func(i int) int
+	measure           func(i int, add func(metric string, runs ...float64)) error
+	rename            func(string) string
+	start             func(ctx context.Context) (*server, error)
+	pipe              func(ctx context.Context, c pipeCell, w pipeline.Windows) ([]float64, error)
 }
 
-// fixed is work that is the same on every cell.
 func fixed(work int) func(int) int { return func(int) int { return work } }
 
-// series is the target's series of metric.
 func (t target) series(metric, unit string) schema.Series {
 	return series(t.name, t.label, t.role, metric, unit)
 }
 
 // turns measures s: on each of its cells, rounds rounds of a step of every
 // target in turn, so that every target meets the same phases of a shared
-// machine and none is timed only right after a particular neighbour; with
-// rotate, the order turns by one target each round. Each step shows on the
-// bar, and an error says which step failed. Then every series of s gets its
-// points.
+// machine; with rotate, the order turns by one target each round, so that
+// none is timed only right after a particular neighbour.
 func (e *Env) turns(s *schema.Set, rounds int, rotate bool, targets []target) error {
 	runs := collector{}
 	for i, x := range s.Cells {
@@ -117,7 +122,6 @@ func (e *Env) turns(s *schema.Set, rounds int, rotate bool, targets []target) er
 	return nil
 }
 
-// millis are ts in milliseconds.
 func millis(ts []time.Duration) []float64 {
 	out := make([]float64, len(ts))
 	for i, t := range ts {
@@ -126,10 +130,8 @@ func millis(ts []time.Duration) []float64 {
 	return out
 }
 
-// ms is d in milliseconds.
 func ms(d time.Duration) int { return int(d / time.Millisecond) }
 
-// thousands formats n with commas: 10,000.
 func thousands(n int) string { return english.Sprint(n) }
 
 var english = message.NewPrinter(language.English)

@@ -11,11 +11,9 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
 )
 
-// goal is a target and how to read it from a document: the comparison of
-// series ours ("ours" when unset) with peer on cell x, and with floor, the
-// series of the same run that bounds ours on this machine, named beside it;
-// without peer, ours on x (the threshold's cell when unset, else the set's
-// first cell), with floor and what it is named beside it; or measure.
+// goal is a target and how to read it: measure; else the comparison of ours
+// ("ours" when unset) with peer on cell x, the series floor named beside it;
+// else ours on x (cell, or the set's first), floor and what it is beside it.
 type goal struct {
 	id, set, text, unit  string
 	metric, cell         string // a threshold on the set's main metric, on one cell or all
@@ -28,12 +26,10 @@ type goal struct {
 	measure              reading
 }
 
-// reading reads a goal's figure from its set, and says where it comes from;
-// false when the set lacks it.
+// reading reads a goal's figure from its set and says where it comes from; false when it lacks it.
 type reading func(s *schema.Set) (float64, string, bool)
 
-// Goals checks d against every goal. A goal whose set or cells are missing
-// is not met, and says so.
+// Goals checks d against every goal; one whose set or cells are missing is not met, and says so.
 func Goals(d *schema.Doc, p Profile) []schema.Goal {
 	var out []schema.Goal
 	for _, g := range goalList(p) {
@@ -61,11 +57,8 @@ func Goals(d *schema.Doc, p Profile) []schema.Goal {
 	return out
 }
 
-// goalList is every goal, with the cells of profile p.
 func goalList(p Profile) []goal {
-	h1, h2 := httpCell{false, 64}.x(), httpCell{true, 64}.x()
-	m := streamMain.x()
-	cm := clientMain.x()
+	h1, h2, m, cm := httpCell{false, 64}.x(), httpCell{true, 64}.x(), streamMain.x(), clientMain.x()
 	return []goal{
 		{id: "inprocess_vs_geth", issue: 2, set: "inprocess", unit: "x", target: 100, peer: "geth", x: "five cycled",
 			text: "≥100x faster than go-ethereum in process (the five requests cycled)"},
@@ -74,11 +67,9 @@ func goalList(p Profile) []goal {
 		{id: "inprocess_ns", issue: 2, set: "inprocess", unit: "ns", target: 150, atMost: true, x: "five cycled",
 			text: "≤150 ns per request averaged over the five (cycled, one goroutine)"},
 		{id: "inprocess_allocs_numeric", issue: 2, set: "inprocess", unit: "allocs", target: 0, atMost: true,
-			text:    "0 allocations per request for the four numeric requests",
-			measure: allocGoal(inprocess.Workload[:4])},
+			text: "0 allocations per request for the four numeric requests", measure: allocGoal(inprocess.Workload[:4])},
 		{id: "inprocess_allocs_string", issue: 2, set: "inprocess", unit: "allocs", target: 1, atMost: true,
-			text:    "≤1 allocation per request for StringMe",
-			measure: allocGoal(inprocess.Workload[4:])},
+			text: "≤1 allocation per request for StringMe", measure: allocGoal(inprocess.Workload[4:])},
 		{id: "inprocess_batch", issue: 2, set: "inprocess", unit: "x", target: 1, atMost: true,
 			text:    "a batch of 100 costs no more per request than single documents (batch ÷ cycled, ns per call)",
 			measure: cellRatio("batch of 100", "five cycled", "ours: %.0f ns per call in a batch, %.0f ns cycled")},
@@ -138,9 +129,8 @@ func goalList(p Profile) []goal {
 			x:    cm,
 			text: "≥10x go-ethereum's client in calls per second over WebSocket, 4 connections × 256 in flight: rpcclient's GoCall, one goroutine per connection"},
 		{id: "nodes_delivered", issue: 13, set: "nodes_broadcast", unit: "notifications/s", target: 500000,
-			metric: nodesRate, cell: nodesNoHistory,
-			text:    fmt.Sprintf("≥500k notifications per second delivered across two Caddy nodes joined by NATS, %s subscribers, no history", thousands(p.NodesSubscribers)),
-			measure: nodesGoal},
+			metric: nodesRate, cell: nodesNoHistory, measure: nodesGoal,
+			text: fmt.Sprintf("≥500k notifications per second delivered across two Caddy nodes joined by NATS, %s subscribers, no history", thousands(p.NodesSubscribers))},
 		{id: "nodes_history_delivered", issue: 31, set: "nodes_broadcast", unit: "notifications/s", target: 1000000,
 			metric: nodesRate, cell: nodesHistory, floor: "one_node", what: "one node with the local hub and history",
 			text: fmt.Sprintf("≥1M notifications per second delivered across two Caddy nodes joined by NATS with history "+
@@ -154,8 +144,7 @@ func goalList(p Profile) []goal {
 	}
 }
 
-// clientAllocGoal reads the most allocations per call with a numeric
-// result of rpcclient, CallT and Go, over the cells of the client set.
+// clientAllocGoal reads the most allocations per numeric call of CallT and Go over the client set's cells.
 func clientAllocGoal(s *schema.Set) (float64, string, bool) {
 	worst := 0.0
 	var parts []string
@@ -174,8 +163,7 @@ func clientAllocGoal(s *schema.Set) (float64, string, bool) {
 		strings.Join(parts, "; "), true
 }
 
-// nodesGoal reads the two nodes' delivered rate without history, and
-// names beside it the floor of the same run, one node with the local hub,
+// nodesGoal reads the two nodes' rate without history, beside one node's,
 // the cores kept busy, and the figures with history.
 func nodesGoal(s *schema.Set) (float64, string, bool) {
 	v, ok := s.Value("ours", nodesNoHistory)
@@ -193,15 +181,12 @@ func nodesGoal(s *schema.Set) (float64, string, bool) {
 		rate(value(s, "ours", nodesHistory)), rate(value(s, "one_node", nodesHistory))), ok
 }
 
-// value is the median of series name on cell x of s's main metric, 0 when
-// s has none.
+// value is the median of series name on cell x of the main metric, or 0.
 func value(s *schema.Set, name, x string) float64 {
 	v, _ := s.Value(name, x)
 	return v
 }
 
-// read reads g's figure from s, and says where it comes from; false when s
-// lacks it.
 func (g goal) read(s *schema.Set) (float64, string, bool) {
 	x := cmp.Or(g.x, g.cell)
 	switch {
@@ -219,10 +204,8 @@ func (g goal) read(s *schema.Set) (float64, string, bool) {
 	return v, fmt.Sprintf("%s, median: %s; %s: %s in the same run", x, rate(v), g.what, rate(value(s, g.floor, x))), ok
 }
 
-// ratio reads the comparison of series ours with peer on cell x: with its
-// range by run and both medians, or the ratio on each other cell; with
-// floor, the ratio to peer that floor reached on x and how much of the floor
-// ours reached.
+// ratio reads the comparison of ours with peer on cell x: with both
+// medians, or with the ratio on each other cell and floor's ratio to peer.
 func ratio(s *schema.Set, ours, peer, floor, x string, medians bool) (float64, string, bool) {
 	c := s.Comparison(ours, peer, x)
 	if c == nil {
@@ -248,8 +231,7 @@ func ratio(s *schema.Set, ours, peer, floor, x string, medians bool) (float64, s
 	return c.Ratio, detail, true
 }
 
-// cellRatio reads ours on cell a divided by ours on cell b, and says both
-// with format.
+// cellRatio reads ours on cell a divided by ours on cell b, both said with format.
 func cellRatio(a, b, format string) reading {
 	return func(s *schema.Set) (float64, string, bool) {
 		va, ok1 := s.Value("ours", a)
@@ -258,8 +240,7 @@ func cellRatio(a, b, format string) reading {
 	}
 }
 
-// pairedRatioGoal reads the lower over cells xs of the median of the
-// ratios of ours to peer paired run by run (pairedRatio).
+// pairedRatioGoal reads the lowest pairedRatio of ours to peer over cells xs.
 func pairedRatioGoal(ours, peer string, xs ...string) reading {
 	return func(s *schema.Set) (float64, string, bool) {
 		worst := math.Inf(1)
@@ -277,8 +258,7 @@ func pairedRatioGoal(ours, peer string, xs ...string) reading {
 	}
 }
 
-// pairedRatio is the median of the ratios of ours to peer on cell x, run
-// by run (schema's Paired), and says it with their count and range.
+// pairedRatio is the median of schema's Paired ratios of ours to peer on x, with their count and range.
 func pairedRatio(s *schema.Set, ours, peer, x string) (float64, string, bool) {
 	r := s.Paired(ours, peer, x)
 	if len(r) == 0 {
@@ -292,17 +272,13 @@ func pairedRatio(s *schema.Set, ours, peer, x string) (float64, string, bool) {
 // allocGoal reads the most allocations per call of ours over calls.
 func allocGoal(calls []inprocess.Call) reading {
 	return func(s *schema.Set) (float64, string, bool) {
-		var xs []string
-		for _, c := range calls {
-			xs = append(xs, c.Method)
-		}
-		v, text, ok := most(s.SeriesOf("ours", "allocs_per_call"), xs)
+		methods := names(calls, func(c inprocess.Call) string { return c.Method })
+		v, text, ok := most(s.SeriesOf("ours", "allocs_per_call"), methods)
 		return v, "ours, per call (counted over the whole process, rounded to 2 decimals): " + text, ok
 	}
 }
 
-// most returns the highest median of series r over cells xs, and says
-// each: "add 0.00, addInt 0.00".
+// most returns the highest median of r over cells xs, and says each: "add 0.00, addInt 0.00".
 func most(r *schema.Series, xs []string) (float64, string, bool) {
 	worst := 0.0
 	var parts []string
@@ -319,9 +295,6 @@ func most(r *schema.Series, xs []string) (float64, string, bool) {
 
 // round keeps 2 decimals for small figures, 3 significant digits otherwise.
 func round(v float64) float64 {
-	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-		return v
-	}
 	if math.Abs(v) < 100 {
 		return math.Round(v*100) / 100
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
 )
 
-// httpTarget is one of the three things each HTTP cell measures.
+// httpTarget is one of the three things an HTTP cell measures.
 type httpTarget struct {
 	name, path   string
 	body, expect []byte
@@ -48,7 +48,6 @@ func (c httpCell) x() string {
 	return proto + ", " + Count(c.conns, "conn", "conns")
 }
 
-// httpCells are both protocols by every connection count.
 func httpCells(p Profile) []httpCell {
 	var cells []httpCell
 	for _, h2 := range []bool{false, true} {
@@ -59,11 +58,8 @@ func httpCells(p Profile) []httpCell {
 	return cells
 }
 
-// HTTP measures, on the Caddy of e, respond, one call per POST and a batch
-// of 100 per POST, for each protocol and connection count, the three taking
-// turns in short slices on the same connections (httpCell.measure). It
-// returns two sets: one call per POST against respond, and the batch
-// against one call per POST.
+// HTTP measures respond, one call per POST and a batch of 100 per POST taking turns on the same
+// connections (httpCell.measure): one call against respond, and the batch against one call.
 func HTTP(ctx context.Context, e *Env) []schema.Set {
 	const harness = "bin/caddy with Caddyfile.bench (HTTPS with tls internal on 127.0.0.1; jsonrpc on /rpc, respond on " +
 		"/static serving the same bytes); bench's load generator in Go, closed loop, one request in flight per " +
@@ -84,9 +80,7 @@ func HTTP(ctx context.Context, e *Env) []schema.Set {
 		series("respond", "respond, same answer", schema.Ceiling, "p99_ms", "p99 latency, ms"),
 	}
 	cells := httpCells(e.Profile)
-	for _, c := range cells {
-		single.Cells = append(single.Cells, c.x())
-	}
+	single.Cells = names(cells, httpCell.x)
 	batch := single
 	batch.ID, batch.Note = "http_batch", turns
 	batch.Title = "HTTPS: a batch of 100 add calls per POST against one call per POST"
@@ -120,8 +114,7 @@ func HTTP(ctx context.Context, e *Env) []schema.Set {
 	return []schema.Set{single, batch}
 }
 
-// measure times every target on c's connections, warmed up on them, in
-// HTTPRounds rounds of slices: the targets in order, then in reverse.
+// measure times rounds of slices of every target on c's connections: in order, then in reverse.
 func (c httpCell) measure(ctx context.Context, e *Env, runs collector) error {
 	p := e.Profile
 	clients, err := load.Open(load.Config{URL: e.Caddy.HTTPS, HTTP2: c.h2, Conns: c.conns})
@@ -131,9 +124,8 @@ func (c httpCell) measure(ctx context.Context, e *Env, runs collector) error {
 	defer clients.Close()
 	targets := httpTargets()
 	round := slices.Clone(targets)
-	for _, t := range slices.Backward(targets) {
-		round = append(round, t)
-	}
+	slices.Reverse(round)
+	round = append(targets, round...)
 	for r := range p.HTTPRounds {
 		for k, t := range round {
 			var warmup time.Duration

@@ -16,8 +16,7 @@ type inCase struct {
 	goroutines int
 }
 
-// inCases are the cells: each request alone, the five cycled and a batch
-// of 100, from 1 and 2 goroutines.
+// inCases are each request alone, the five cycled and a batch of 100, from 1 and 2 goroutines.
 func inCases() []inCase {
 	var cases []inCase
 	for i, c := range inprocess.Workload {
@@ -36,7 +35,6 @@ func inCases() []inCase {
 	)
 }
 
-// inSeries are the legend texts and roles of the implementations.
 var inSeries = map[string]struct{ label, role string }{
 	"ours":        {"ours (rpccore)", schema.Ours},
 	"ours_traced": {"ours, a span per call (OpenTelemetry SDK, spans dropped)", schema.Baseline},
@@ -47,20 +45,17 @@ var inSeries = map[string]struct{ label, role string }{
 }
 
 // InProcess measures every implementation on every case: a warm-up pass
-// over all cells, then Runs passes, so that a busy phase of a shared machine
+// over all, then Runs passes, so that a busy phase of a shared machine
 // falls on every implementation alike.
 func InProcess(ctx context.Context, e *Env) schema.Set {
-	impls := inprocess.All()
-	cases := inCases()
+	impls, cases := inprocess.All(), inCases()
 	s := newSet("inprocess", "inprocess", "In process: the five requests, ns per call",
 		"every implementation called in this process with the raw request bytes (go-ethereum through its "+
 			"ServeHTTP with an in-memory POST, jrpc2 over its channel.Direct); one caller per goroutine",
 		"ns per call is wall time divided by the calls of all goroutines; a batch's figures are divided by "+
 			"its 100 calls; bytes and allocations count the whole process during the run, as testing.B does",
 		schema.Metric{Name: "ns_per_call", Unit: "ns per call", Better: schema.Lower, Log: true}, "request")
-	for _, c := range cases {
-		s.Cells = append(s.Cells, c.x)
-	}
+	s.Cells = names(cases, func(c inCase) string { return c.x })
 	for _, impl := range impls {
 		if err := inprocess.Verify(impl); err != nil {
 			return failed(s, err)

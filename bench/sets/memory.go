@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/caddyproc"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/childserve"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
@@ -15,45 +13,28 @@ import (
 
 func memoryX(n int) string { return Count(n, "idle connection", "idle connections") }
 
-// warmConns is the number of connections opened and closed on a fresh
-// server before its memory is first read.
+// warmConns are opened and closed on a fresh server before its memory is first read.
 const warmConns = 100
 
-// Memory measures the server memory per idle WebSocket connection of ours
-// and go-ethereum (memorySet).
+// Memory measures the server memory per idle WebSocket connection (memorySet).
 func (ws *WebSocket) Memory(ctx context.Context, e *Env) schema.Set {
-	return memorySet(ctx, e, schema.Set{ID: "ws_memory", Group: "websocket", Harness: ws.harness}, "WebSocket", "", ws.impls)
+	return memorySet(ctx, e, schema.Set{ID: "ws_memory", Group: "websocket", Harness: ws.harness}, "WebSocket", "",
+		ws.impls[:2])
 }
 
-// Memory measures the server memory per idle connection of a fresh
-// bin/caddy over TCP and a fresh go-ethereum IPC server (memorySet).
+// Memory measures the server memory per idle connection over TCP (memorySet).
 func (st *Stream) Memory(ctx context.Context, e *Env) schema.Set {
 	return memorySet(ctx, e, schema.Set{ID: "stream_memory", Group: "stream", Harness: streamHarness}, "TCP",
-		" (bin/caddy with Caddyfile.bench, or go-ethereum's IPC server)",
-		[]serverImpl{
-			{"ours", "ours over TCP (jsonrpc app in Caddy)", schema.Ours, nil, func(ctx context.Context) (*server, error) {
-				c, err := caddyproc.Start(ctx, e.CaddyBin, e.CaddyConfig)
-				if err != nil {
-					return nil, err
-				}
-				return &server{dial: wsload.StreamDialer("tcp", c.TCP), rss: c.Proc.RSS, stop: c.Stop}, nil
-			}},
-			{"geth", "go-ethereum IPC (unix socket)", schema.Peer, inprocess.GethRename, func(ctx context.Context) (*server, error) {
-				g, err := childserve.Start(ctx, "ipc")
-				if err != nil {
-					return nil, err
-				}
-				return &server{dial: wsload.StreamDialer(g.Network, g.Addr), rss: g.RSS, stop: g.Stop}, nil
-			}},
+		" (bin/caddy with Caddyfile.bench, or go-ethereum's IPC server)", []target{
+			{name: "ours", label: "ours over TCP (jsonrpc app in Caddy)", role: schema.Ours, start: startCaddy(e, true)},
+			{name: "geth", label: "go-ethereum IPC (unix socket)", role: schema.Peer, rename: inprocess.GethRename,
+				start: startChild("ipc")},
 		})
 }
 
-// memorySet measures s, over proto: each run starts a fresh server of
-// each implementation (servers says which, for the note) and measures its
-// KiB per idle connection and resident MiB (idleMemory), with IdleConns
-// connections or fewer under the open-files limit (0 for unknown), the
-// note saying so.
-func memorySet(ctx context.Context, e *Env, s schema.Set, proto, servers string, impls []serverImpl) schema.Set {
+// memorySet measures s over proto: each run starts a fresh server of each of impls (named in the
+// note by servers) for idleMemory with IdleConns connections, or fewer under the open-files limit.
+func memorySet(ctx context.Context, e *Env, s schema.Set, proto, servers string, impls []target) schema.Set {
 	n, limited := e.Profile.IdleConns, ""
 	if limit := int(e.OpenFiles) - 512; e.OpenFiles > 0 && n > limit {
 		n, limited = limit, fmt.Sprintf("; %d connections asked, %d open at most under the open-files limit %d",
@@ -66,15 +47,14 @@ func memorySet(ctx context.Context, e *Env, s schema.Set, proto, servers string,
 	s.Metric = schema.Metric{Name: "kib_per_conn", Unit: "KiB per idle connection", Better: schema.Lower}
 	s.XLabel, s.Cells = "connections open", []string{memoryX(n)}
 	var targets []target
-	for _, impl := range impls {
-		reqs, expect := wsload.Workload(impl.rename)
-		t := target{name: impl.name, label: impl.label, role: impl.role, work: fixed(memoryStepWork(e.Profile)),
-			measure: func(_ int, add func(string, ...float64)) error {
-				perConn, rss, err := idleMemory(ctx, impl.start, reqs[0], expect, n, e.Profile.IdleSettle)
-				add("kib_per_conn", perConn)
-				add("rss_mib", rss)
-				return err
-			}}
+	for _, t := range impls {
+		t.work = fixed(memoryStepWork(e.Profile))
+		t.measure = func(_ int, add func(string, ...float64)) error {
+			perConn, rss, err := idleMemory(ctx, t, n, e.Profile.IdleSettle)
+			add("kib_per_conn", perConn)
+			add("rss_mib", rss)
+			return err
+		}
 		targets = append(targets, t)
 		s.Series = append(s.Series, t.series("kib_per_conn", "KiB per idle connection"),
 			t.series("rss_mib", "server resident memory with the connections open, MiB"))
@@ -86,22 +66,22 @@ func memorySet(ctx context.Context, e *Env, s schema.Set, proto, servers string,
 	return s
 }
 
-// idleMemory starts a server, opens and closes warmConns connections,
-// reads its resident memory, opens n connections with the call req on
-// each, waits settle and reads it again. It returns KiB per connection and
-// the resident MiB with them open.
-func idleMemory(ctx context.Context, start func(context.Context) (*server, error), req []byte, expect wsload.Expect,
-	n int, settle time.Duration) (float64, float64, error) {
-	srv, err := start(ctx)
+// idleMemory starts a server of t, opens and closes warmConns connections,
+// reads its resident memory, opens n connections with a call on each,
+// waits settle and returns the KiB per connection and resident MiB.
+func idleMemory(ctx context.Context, t target, n int, settle time.Duration) (float64, float64, error) {
+	reqs, expect := wsload.Workload(t.rename)
+	srv, err := t.start(ctx)
 	if err != nil {
 		return 0, 0, err
 	}
 	defer srv.stop()
+	dial := dialer(srv.network, srv.url)
 	open := func(n int) ([]pipeline.Conn, error) {
 		return pipeline.Open(ctx, n, 16, func(ctx context.Context, _ int) (pipeline.Conn, error) {
-			c, err := srv.dial(ctx)
+			c, err := dial(ctx)
 			if err == nil {
-				if err = pipeline.Call(c, req, expect); err != nil {
+				if err = pipeline.Call(c, reqs[0], expect); err != nil {
 					c.Close()
 				}
 			}
@@ -114,7 +94,7 @@ func idleMemory(ctx context.Context, start func(context.Context) (*server, error
 	}
 	pipeline.CloseAll(warm)
 	time.Sleep(settle / 2)
-	before, err := srv.rss()
+	before, err := srv.proc.RSS()
 	if err != nil {
 		return 0, 0, err
 	}
@@ -124,7 +104,7 @@ func idleMemory(ctx context.Context, start func(context.Context) (*server, error
 	}
 	defer pipeline.CloseAll(conns)
 	time.Sleep(settle)
-	after, err := srv.rss()
+	after, err := srv.proc.RSS()
 	if err != nil {
 		return 0, 0, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,24 +20,19 @@ const (
 	nodesNoHistory = "no history"
 	nodesHistory   = "with history"
 	nodesRate      = "notifications_per_s"
-	// The cores kept busy during the windows: by the harness process (the
-	// subscribers and publishers), and by the servers (the Caddy nodes
-	// and nats-server).
+	// The cores kept busy during the windows by the harness process (the
+	// clients) and by the servers (the Caddy nodes and nats-server).
 	nodesClientCPU, nodesServerCPU = "client_cores", "server_cores"
-	// nodesInFlight bounds the publish calls unanswered on each publishing
-	// connection; nodesLag the messages published that some subscriber has
-	// not read yet, well below the send queue (1,024 by default), so that
-	// no notification is dropped.
+	// The publish calls unanswered on each publishing connection, and the
+	// messages some subscriber has not read yet, well below the send queue
+	// (1,024 by default), so that no notification is dropped.
 	nodesInFlight, nodesLag = 16, 256
-	// natsHubModule is the Caddy module of the NATS hub.
-	natsHubModule = "jsonrpc.hubs.nats"
+	natsHubModule           = "jsonrpc.hubs.nats"
 )
 
 // Nodes starts nats-server and two bin/caddy nodes on it serving
-// Caddyfile.nodes, and measures for each cell (without and with history) a
-// delivery (wsload.Delivery) over the two nodes joined by the NATS hub and
-// over one node with the local hub, as the set's note says. Everything it
-// starts it stops before it returns.
+// Caddyfile.nodes, and measures a delivery (wsload.Delivery) over the two
+// nodes and over one node with the local hub, as the set's note says.
 func Nodes(ctx context.Context, e *Env) schema.Set {
 	p := e.Profile
 	n := p.NodesSubscribers
@@ -71,15 +67,28 @@ func Nodes(ctx context.Context, e *Env) schema.Set {
 		e.Bar.Done(Work("nodes", p))
 		return failed(s, err)
 	}
-	defer servers.stop()
+	defer stopAll(servers)
 	e.Bar.Done(nodesStartWork)
 
 	suffix := map[string]string{nodesNoHistory: "", nodesHistory: "-history"}
-	clocks := map[string]func() (time.Duration, error){nodesClientCPU: childserve.SelfCPU, nodesServerCPU: servers.cpu}
-	delivery := func(urls func(x string) (subs, pubs []string)) func(int, func(string, ...float64)) error {
+	cpu := func() (time.Duration, error) {
+		var t time.Duration
+		var err error
+		for _, srv := range servers {
+			v, cerr := srv.proc.CPU()
+			t, err = t+v, errors.Join(err, cerr)
+		}
+		return t, err
+	}
+	clocks := map[string]func() (time.Duration, error){nodesClientCPU: childserve.SelfCPU, nodesServerCPU: cpu}
+	// delivery subscribes to hub on each of nodes, and publishes on the first and the last.
+	delivery := func(hub string, nodes ...*server) func(int, func(string, ...float64)) error {
 		return func(i int, add func(string, ...float64)) error {
-			subs, pubs := urls(s.Cells[i])
-			session := chat(subs, pubs, n)
+			var subs []string
+			for _, node := range nodes {
+				subs = append(subs, strings.TrimSuffix(node.url, "/rpc")+"/"+hub+suffix[s.Cells[i]])
+			}
+			session := chat(subs, []string{subs[0], subs[len(subs)-1]}, n)
 			session.Timeout = 20 * time.Second
 			res, err := wsload.Delivery(ctx, wsload.DeliveryConfig{BroadcastConfig: session,
 				LatencyWarmup: p.BroadcastWarmup, LatencyRuns: p.BroadcastRuns,
@@ -94,18 +103,11 @@ func Nodes(ctx context.Context, e *Env) schema.Set {
 			return err
 		}
 	}
-	nodes := servers.nodes
 	two := target{name: "ours", role: schema.Ours,
 		label: fmt.Sprintf("two nodes, NATS hub, %s subscribers on each", thousands(n/2)), work: fixed(nodesStepWork(p)),
-		measure: delivery(func(x string) ([]string, []string) {
-			u := []string{nodes[0] + "/nats" + suffix[x], nodes[1] + "/nats" + suffix[x]}
-			return u, u
-		})}
+		measure: delivery("nats", servers[1], servers[2])}
 	one := target{name: "one_node", role: schema.Baseline, label: "one node, local hub",
-		work: fixed(nodesStepWork(p)), measure: delivery(func(x string) ([]string, []string) {
-			u := nodes[0] + "/local" + suffix[x]
-			return []string{u}, []string{u, u}
-		})}
+		work: fixed(nodesStepWork(p)), measure: delivery("local", servers[1])}
 	for _, m := range []struct{ name, unit string }{
 		{nodesRate, "notifications/s"}, {"ms", "ms until the last subscriber has it"},
 		{nodesClientCPU, "cores busy in the harness"}, {nodesServerCPU, "cores busy in the servers"},
@@ -120,15 +122,9 @@ func Nodes(ctx context.Context, e *Env) schema.Set {
 	return s
 }
 
-type nodeServers struct {
-	nats  *childserve.Server
-	caddy []*caddyproc.Caddy
-	nodes []string // the base URLs of the Caddy nodes: ws://127.0.0.1:port
-}
-
-// startNodes starts nats-server and two Caddy nodes on it; on an error it
-// stops what it started.
-func startNodes(ctx context.Context, e *Env) (_ *nodeServers, err error) {
+// startNodes starts nats-server and two Caddy nodes on it, in that order;
+// on an error it stops what it started.
+func startNodes(ctx context.Context, e *Env) ([]*server, error) {
 	if ok, err := caddyproc.HasModule(e.CaddyBin, natsHubModule); err != nil || !ok {
 		if err == nil {
 			err = fmt.Errorf("%s has no module %s: rebuild it with ./xcaddy.sh build from a checkout with the NATS hub",
@@ -136,41 +132,25 @@ func startNodes(ctx context.Context, e *Env) (_ *nodeServers, err error) {
 		}
 		return nil, err
 	}
-	ns := &nodeServers{}
-	defer func() {
-		if err != nil {
-			ns.stop()
-		}
-	}()
-	if ns.nats, err = childserve.Start(ctx, "nats"); err != nil {
+	nats, err := startChild("nats")(ctx)
+	if err != nil {
 		return nil, fmt.Errorf("starting nats-server: %w", err)
 	}
+	servers := []*server{nats}
 	for i := range 2 {
-		c, err := caddyproc.StartWS(ctx, e.CaddyBin, e.NodesConfig, []string{"BENCH_NATS_URL=" + ns.nats.Addr})
+		c, err := caddyproc.StartWS(ctx, e.CaddyBin, e.NodesConfig, []string{"BENCH_NATS_URL=" + nats.url})
 		if err != nil {
+			stopAll(servers)
 			return nil, fmt.Errorf("starting Caddy node %d: %w", i+1, err)
 		}
-		ns.caddy = append(ns.caddy, c)
-		ns.nodes = append(ns.nodes, strings.TrimSuffix(c.WS, "/rpc"))
+		servers = append(servers, &server{"", c.WS, c.Proc, c.Stop})
 	}
-	return ns, nil
+	return servers, nil
 }
 
-// cpu is the CPU time the servers have used so far.
-func (ns *nodeServers) cpu() (time.Duration, error) {
-	t, err := ns.nats.Proc.CPU()
-	for _, c := range ns.caddy {
-		v, e := c.Proc.CPU()
-		t, err = t+v, errors.Join(err, e)
-	}
-	return t, err
-}
-
-func (ns *nodeServers) stop() {
-	for _, c := range ns.caddy {
-		c.Stop()
-	}
-	if ns.nats != nil {
-		ns.nats.Stop()
+// stopAll stops servers, the last first.
+func stopAll(servers []*server) {
+	for _, s := range slices.Backward(servers) {
+		s.stop()
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/caddyproc"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/childserve"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/grpcpeer"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
@@ -15,23 +14,20 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/demo"
 )
 
-// Stream holds the servers the stream sets share: the Caddy of the group
-// and the child servers.
+// Stream holds the servers the stream sets share: the group's Caddy and the children (ipc: go-ethereum).
 type Stream struct {
-	caddy           *caddyproc.Caddy
-	geth, rpc, bare *childserve.Server
+	servers
+	caddy *caddyproc.Caddy
 }
 
-// streamHarness says what serves each series of the stream sets.
 const streamHarness = "ours: bin/caddy's jsonrpc app (the jsonrpc global option of Caddyfile.bench) on a loopback TCP " +
 	"port and a unix socket, and its jsonrpc handler over ws:// for reference; go-ethereum: rpc.Server.ServeListener " +
 	"on a unix socket (its IPC server) in a child process; gRPC-Go: a hand-written grpc.ServiceDesc with a " +
 	"binary codec (no protoc) in a child process; the bare server: a child process with no JSON-RPC at all that " +
-	"writes pre-encoded bytes. The client is bench's own (streamload: requests written back to back, each followed " +
+	"writes pre-encoded bytes. The client is bench's own (wsload.StreamConn: requests written back to back, each followed " +
 	"by a newline, answers read line by line, every one checked) in the harness process, sharing the machine's cores"
 
-// NewStream checks that the Caddy of e serves the streams and WebSocket,
-// and starts the child servers. Close stops them.
+// NewStream checks that e's Caddy serves the streams and WebSocket and starts the children; Close stops them.
 func NewStream(ctx context.Context, e *Env) (*Stream, error) {
 	if e.Caddy == nil {
 		return nil, e.CaddyErr
@@ -42,76 +38,47 @@ func NewStream(ctx context.Context, e *Env) (*Stream, error) {
 	if err := e.Caddy.ServesWebSocket(ctx); err != nil {
 		return nil, fmt.Errorf("the WebSocket reference: %w", err)
 	}
-	st := &Stream{caddy: e.Caddy}
-	for _, c := range []struct {
-		impl string
-		s    **childserve.Server
-	}{{"ipc", &st.geth}, {"grpc", &st.rpc}, {"bare", &st.bare}} {
-		var err error
-		if *c.s, err = childserve.Start(ctx, c.impl); err != nil {
-			st.Close()
-			return nil, fmt.Errorf("stream: starting %s: %w", c.impl, err)
-		}
+	st := &Stream{servers: servers{}, caddy: e.Caddy}
+	err := st.start(ctx, "stream", target{name: "ipc", start: startChild("ipc")},
+		target{name: "grpc", start: startChild("grpc")}, target{name: "bare", start: startChild("bare")})
+	if err != nil {
+		return nil, err
 	}
 	return st, nil
 }
 
-// Close stops the child servers started.
-func (st *Stream) Close() {
-	for _, s := range []*childserve.Server{st.geth, st.rpc, st.bare} {
-		if s != nil {
-			s.Stop()
-		}
-	}
-}
-
-// streamMain is the cell the goals of the stream sets read: 4
-// connections, 256 calls in flight on each.
+// streamMain is the cell the goals of the stream sets read.
 var streamMain = pipeCell{4, 256}
 
-// pipeTarget is one series of a pipelined stream measurement.
-type pipeTarget struct {
-	name, label, role string
-	run               func(ctx context.Context, c pipeCell, w pipeline.Windows) ([]float64, error)
-}
-
-// pipeTo is the series that sends reqs, checked by expect, over
-// connections from dial.
-func pipeTo(name, label, role string, dial func(context.Context) (pipeline.Conn, error), reqs [][]byte,
-	expect wsload.Expect) pipeTarget {
-	return pipeTarget{name: name, label: label, role: role,
-		run: func(ctx context.Context, c pipeCell, w pipeline.Windows) ([]float64, error) {
+// pipeTo is the series that sends reqs, checked by expect, to addr on network (dialer).
+func pipeTo(name, label, role, network, addr string, reqs [][]byte, expect wsload.Expect) target {
+	dial := dialer(network, addr)
+	return target{name: name, label: label, role: role,
+		pipe: func(ctx context.Context, c pipeCell, w pipeline.Windows) ([]float64, error) {
 			return pipeline.Run(ctx, pipeline.Config{Conns: c.conns, Depth: c.depth, Requests: reqs,
 				Expect: expect.Prepare(), Windows: w}, dial)
 		}}
 }
 
-// streamTarget is pipeTo over a stream listener.
-func streamTarget(name, label, role, network, addr string, reqs [][]byte, expect wsload.Expect) pipeTarget {
-	return pipeTo(name, label, role, wsload.StreamDialer(network, addr), reqs, expect)
-}
-
-// measurePipes measures every target on cells (named as the cells of s, or
-// by their own names when s has none) in sessions sessions each (turns),
-// each on fresh connections and timed by its share of the profile's
-// windows, and compares the first target with the others.
-func measurePipes(ctx context.Context, e *Env, s schema.Set, cells []pipeCell, targets []pipeTarget,
+// measurePipes measures every target on cells (s's, or named after cells)
+// in sessions sessions each on fresh connections, each timed by its share
+// of the profile's windows, and compares the first target with the others.
+func measurePipes(ctx context.Context, e *Env, s schema.Set, cells []pipeCell, targets []target,
 	sessions int) schema.Set {
 	if len(s.Cells) == 0 {
-		s.Cells = cellNames(cells)
+		s.Cells = names(cells, pipeCell.x)
 	}
 	w := pipeline.Windows{Warmup: e.Profile.WSWarmup, Length: e.Profile.WSWindow, Count: e.Profile.Runs / sessions}
-	var turns []target
-	for _, t := range targets {
-		s.Series = append(s.Series, series(t.name, t.label, t.role, s.Metric.Name, s.Metric.Unit))
-		turns = append(turns, target{name: t.name, work: fixed(pipeWork(e.Profile, sessions)),
-			measure: func(i int, add func(string, ...float64)) error {
-				rates, err := t.run(ctx, cells[i], w)
-				add(s.Metric.Name, rates...)
-				return err
-			}})
+	for k, t := range targets {
+		s.Series = append(s.Series, t.series(s.Metric.Name, s.Metric.Unit))
+		targets[k].work = fixed(pipeWork(e.Profile, sessions))
+		targets[k].measure = func(i int, add func(string, ...float64)) error {
+			rates, err := t.pipe(ctx, cells[i], w)
+			add(s.Metric.Name, rates...)
+			return err
+		}
 	}
-	if err := e.turns(&s, sessions, false, turns); err != nil {
+	if err := e.turns(&s, sessions, false, targets); err != nil {
 		return failed(s, err)
 	}
 	for _, t := range targets[1:] {
@@ -120,9 +87,8 @@ func measurePipes(ctx context.Context, e *Env, s schema.Set, cells []pipeCell, t
 	return s
 }
 
-// Pipelined measures the five requests cycled over TCP and the unix
-// socket, against go-ethereum's IPC server, the bare server and ours over
-// WebSocket.
+// Pipelined measures the five requests cycled over TCP and a unix socket
+// against go-ethereum's IPC server, the bare server and ours over WebSocket.
 func (st *Stream) Pipelined(ctx context.Context, e *Env) schema.Set {
 	s := pipeSet("stream_pipelined", "stream",
 		"TCP and unix sockets: pipelined calls per second, the five requests cycled", streamHarness,
@@ -131,18 +97,18 @@ func (st *Stream) Pipelined(ctx context.Context, e *Env) schema.Set {
 			"WebSocket is the existing WebSocket load on the same Caddy, for reference")
 	reqs, expect := wsload.Workload(nil)
 	gethReqs, gethExpect := wsload.Workload(inprocess.GethRename)
-	targets := []pipeTarget{
-		streamTarget("ours", "ours over TCP (jsonrpc app in Caddy)", schema.Ours, "tcp", st.caddy.TCP, reqs, expect),
-		streamTarget("ours_unix", "ours over a unix socket", schema.Baseline, "unix", st.caddy.Socket, reqs, expect),
-		pipeTo("ours_ws", "ours over WebSocket", schema.Baseline, wsload.Dialer(st.caddy.WS), reqs, expect),
-		streamTarget("geth", "go-ethereum IPC (unix socket)", schema.Peer, st.geth.Network, st.geth.Addr, gethReqs, gethExpect),
-		streamTarget("bare", "bare server, no JSON-RPC (TCP)", schema.Ceiling, st.bare.Network, st.bare.Addr, reqs, expect),
+	geth, bare := st.servers["ipc"], st.servers["bare"]
+	targets := []target{
+		pipeTo("ours", "ours over TCP (jsonrpc app in Caddy)", schema.Ours, "tcp", st.caddy.TCP, reqs, expect),
+		pipeTo("ours_unix", "ours over a unix socket", schema.Baseline, "unix", st.caddy.Socket, reqs, expect),
+		pipeTo("ours_ws", "ours over WebSocket", schema.Baseline, "", st.caddy.WS, reqs, expect),
+		pipeTo("geth", "go-ethereum IPC (unix socket)", schema.Peer, geth.network, geth.url, gethReqs, gethExpect),
+		pipeTo("bare", "bare server, no JSON-RPC (TCP)", schema.Ceiling, bare.network, bare.url, reqs, expect),
 	}
 	return measurePipes(ctx, e, s, e.Profile.StreamCells, targets, e.Profile.Runs)
 }
 
-// delayRequests are delay(0) calls as method names them, ids 1 to 5, and
-// their answers.
+// delayRequests are delay(0) calls named method, ids 1 to 5, and answers.
 func delayRequests(method string) ([][]byte, wsload.Expect) {
 	expect := wsload.Expect{}
 	var reqs [][]byte
@@ -153,9 +119,8 @@ func delayRequests(method string) ([][]byte, wsload.Expect) {
 	return reqs, expect
 }
 
-// Blocking measures a method that waits: demo delay(0), Blocking, so the
-// peer runs each call on a goroutine of its own, where it waits on a
-// timer; go-ethereum's IPC server does the same with bench_sleep(0).
+// Blocking measures a method that waits on a timer, demo delay(0), against
+// go-ethereum's bench_sleep(0).
 func (st *Stream) Blocking(ctx context.Context, e *Env) schema.Set {
 	s := pipeSet("stream_blocking", "stream", "TCP: pipelined calls of a method that waits, delay(0)", streamHarness,
 		"delay is registered Blocking: the peer hands each call to a goroutine of its own (at most "+
@@ -165,10 +130,11 @@ func (st *Stream) Blocking(ctx context.Context, e *Env) schema.Set {
 	reqs, expect := delayRequests("delay")
 	gethReqs, gethExpect := delayRequests("bench_sleep")
 	fiveReqs, fiveExpect := wsload.Workload(nil)
-	targets := []pipeTarget{
-		streamTarget("ours", "ours, delay(0) over TCP", schema.Ours, "tcp", st.caddy.TCP, reqs, expect),
-		streamTarget("geth", "go-ethereum IPC, bench_sleep(0)", schema.Peer, st.geth.Network, st.geth.Addr, gethReqs, gethExpect),
-		streamTarget("ours_five", "ours, the five requests (not blocking)", schema.Baseline, "tcp", st.caddy.TCP, fiveReqs, fiveExpect),
+	geth := st.servers["ipc"]
+	targets := []target{
+		pipeTo("ours", "ours, delay(0) over TCP", schema.Ours, "tcp", st.caddy.TCP, reqs, expect),
+		pipeTo("geth", "go-ethereum IPC, bench_sleep(0)", schema.Peer, geth.network, geth.url, gethReqs, gethExpect),
+		pipeTo("ours_five", "ours, the five requests (not blocking)", schema.Baseline, "tcp", st.caddy.TCP, fiveReqs, fiveExpect),
 	}
 	return measurePipes(ctx, e, s, []pipeCell{streamMain}, targets, e.Profile.Runs)
 }
@@ -183,14 +149,15 @@ func (st *Stream) GRPC(ctx context.Context, e *Env) schema.Set {
 			"stream: one bidirectional stream per connection carrying calls (method, id, value) and answers in "+
 			"order, with that many calls sent ahead. Every answer is checked")
 	reqs, expect := wsload.Workload(nil)
-	grpcTarget := func(name, label string, stream bool) pipeTarget {
-		return pipeTarget{name: name, label: label, role: schema.Peer,
-			run: func(ctx context.Context, c pipeCell, w pipeline.Windows) ([]float64, error) {
-				return grpcpeer.Run(ctx, grpcpeer.Config{Addr: st.rpc.Addr, Conns: c.conns, Depth: c.depth, Stream: stream, Windows: w})
+	grpcTarget := func(name, label string, stream bool) target {
+		return target{name: name, label: label, role: schema.Peer,
+			pipe: func(ctx context.Context, c pipeCell, w pipeline.Windows) ([]float64, error) {
+				return grpcpeer.Run(ctx, grpcpeer.Config{Addr: st.servers["grpc"].url, Conns: c.conns, Depth: c.depth,
+					Stream: stream, Windows: w})
 			}}
 	}
-	targets := []pipeTarget{
-		streamTarget("ours", "ours over TCP", schema.Ours, "tcp", st.caddy.TCP, reqs, expect),
+	targets := []target{
+		pipeTo("ours", "ours over TCP", schema.Ours, "tcp", st.caddy.TCP, reqs, expect),
 		grpcTarget("grpc_unary", "gRPC-Go, unary calls", false),
 		grpcTarget("grpc_stream", "gRPC-Go, one stream per connection", true),
 	}
@@ -203,9 +170,9 @@ const grpcVersion = "v1.85.0"
 // floodX is the one cell of the streaming set.
 const floodX = "1 subscription, 1 client"
 
-// Streaming measures the items per second of demo_subscribe("flood") to
-// one client that checks every notification, over TCP and WebSocket,
-// against the bare server writing pre-encoded notifications.
+// Streaming measures the notifications per second of
+// demo_subscribe("flood") to one client, over TCP and WebSocket, against
+// the bare server.
 func (st *Stream) Streaming(ctx context.Context, e *Env) schema.Set {
 	s := newSet("stream_flood", "stream", "Streaming: notifications per second from one subscription to one client",
 		streamHarness, "the client subscribes to demo_subscribe(\"flood\", "+strconv.Itoa(demo.MaxFlood)+"), which sends "+
@@ -216,25 +183,18 @@ func (st *Stream) Streaming(ctx context.Context, e *Env) schema.Set {
 			"the floor of the client and the loopback on the same cores",
 		schema.Metric{Name: "items_per_s", Unit: "notifications per second", Better: schema.Higher}, "subscriptions")
 	s.Cells = []string{floodX}
-	cfg := wsload.FloodConfig{
-		Subscribe:    callRequest("demo_subscribe", `["flood",`+strconv.Itoa(demo.MaxFlood)+`]`, 1),
-		Notification: "demo_subscription",
-		Windows:      pipeline.Windows{Warmup: e.Profile.WSWarmup, Length: e.Profile.WSWindow, Count: e.Profile.Runs},
+	// flood floods addr on network, or the ws:// URL addr on network "ws".
+	flood := func(name, label, role, network, addr string) target {
+		return target{name: name, label: label, role: role,
+			pipe: func(ctx context.Context, _ pipeCell, w pipeline.Windows) ([]float64, error) {
+				cfg := wsload.FloodConfig{Notification: "demo_subscription", Windows: w,
+					Subscribe: callRequest("demo_subscribe", `["flood",`+strconv.Itoa(demo.MaxFlood)+`]`, 1)}
+				return wsload.Flood(ctx, network, addr, cfg)
+			}}
 	}
-	flood := func(name, label, role string, run func() ([]float64, error)) pipeTarget {
-		return pipeTarget{name: name, label: label, role: role,
-			run: func(context.Context, pipeCell, pipeline.Windows) ([]float64, error) { return run() }}
-	}
-	targets := []pipeTarget{
-		flood("ours", "ours over TCP", schema.Ours, func() ([]float64, error) {
-			return wsload.Flood(ctx, "tcp", st.caddy.TCP, cfg)
-		}),
-		flood("ours_ws", "ours over WebSocket", schema.Baseline, func() ([]float64, error) {
-			return wsload.Flood(ctx, "ws", st.caddy.WS, cfg)
-		}),
-		flood("bare", "bare server, no JSON-RPC (TCP)", schema.Ceiling, func() ([]float64, error) {
-			return wsload.Flood(ctx, st.bare.Network, st.bare.Addr, cfg)
-		}),
-	}
+	bare := st.servers["bare"]
+	targets := []target{flood("ours", "ours over TCP", schema.Ours, "tcp", st.caddy.TCP),
+		flood("ours_ws", "ours over WebSocket", schema.Baseline, "ws", st.caddy.WS),
+		flood("bare", "bare server, no JSON-RPC (TCP)", schema.Ceiling, bare.network, bare.url)}
 	return measurePipes(ctx, e, s, []pipeCell{{1, 1}}, targets, 1)
 }

@@ -13,24 +13,69 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
 )
 
-// server is a running server under test.
+// server is a running server under test at url: an address on network, or a ws:// URL.
 type server struct {
-	url  string // a WebSocket server's ws:// URL
-	dial func(ctx context.Context) (pipeline.Conn, error)
-	rss  func() (int64, error)
-	stop func()
+	network, url string
+	proc         *childserve.Proc
+	stop         func()
 }
 
-func wsServer(url string, rss func() (int64, error), stop func()) *server {
-	return &server{url: url, dial: wsload.Dialer(url), rss: rss, stop: stop}
+// servers are the running servers a group of sets shares, by name.
+type servers map[string]*server
+
+// start starts each of impls not running yet; on an error it stops them all.
+func (ss servers) start(ctx context.Context, group string, impls ...target) error {
+	for _, impl := range impls {
+		if ss[impl.name] != nil {
+			continue
+		}
+		s, err := impl.start(ctx)
+		if err != nil {
+			ss.Close()
+			return fmt.Errorf("%s: starting %s: %w", group, impl.name, err)
+		}
+		ss[impl.name] = s
+	}
+	return nil
 }
 
-// serverImpl is one implementation under test.
-type serverImpl struct {
-	name, label, role string
-	rename            func(string) string
-	// start starts a fresh server of its own.
-	start func(ctx context.Context) (*server, error)
+// Close stops the servers.
+func (ss servers) Close() {
+	for _, s := range ss {
+		s.stop()
+	}
+}
+
+// dialer dials addr on network, or the ws:// URL addr.
+func dialer(network, addr string) func(context.Context) (pipeline.Conn, error) {
+	if network == "" {
+		return wsload.Dialer(addr)
+	}
+	return wsload.StreamDialer(network, addr)
+}
+
+func startChild(impl string) func(context.Context) (*server, error) {
+	return func(ctx context.Context) (*server, error) {
+		s, err := childserve.Start(ctx, impl)
+		if err != nil {
+			return nil, err
+		}
+		return &server{s.Network, s.Addr, s.Proc, s.Stop}, nil
+	}
+}
+
+// startCaddy starts bin/caddy with Caddyfile.bench, dialled over TCP or WebSocket.
+func startCaddy(e *Env, tcp bool) func(context.Context) (*server, error) {
+	return func(ctx context.Context) (*server, error) {
+		c, err := caddyproc.Start(ctx, e.CaddyBin, e.CaddyConfig)
+		if err != nil {
+			return nil, err
+		}
+		if tcp {
+			return &server{"tcp", c.TCP, c.Proc, c.Stop}, nil
+		}
+		return &server{"", c.WS, c.Proc, c.Stop}, nil
+	}
 }
 
 // wsconnChild is the WebSocket server of ours outside Caddy.
@@ -39,78 +84,42 @@ const wsconnChild = "package wsconn serving rpccore with the demo service (the c
 
 // WebSocket holds the servers the WebSocket sets share.
 type WebSocket struct {
-	impls   []serverImpl
-	fanouts []serverImpl // the broadcast set's bare fan-outs, no JSON-RPC
-	shared  map[string]*server
+	servers
+	impls   []target // ours, go-ethereum, then the broadcast set's bare fan-outs with no JSON-RPC
 	harness string
 }
 
 // NewWebSocket decides what serves ours (the Caddy of e, when it answers
-// the upgrade) and starts the servers the pipelined and broadcast sets
-// share. Close stops them.
+// the upgrade) and starts the servers the sets share. Close stops them.
 func NewWebSocket(ctx context.Context, e *Env) (*WebSocket, error) {
-	ws := &WebSocket{shared: map[string]*server{}}
-	child := func(impl string) func(context.Context) (*server, error) {
-		return func(ctx context.Context) (*server, error) {
-			s, err := childserve.Start(ctx, impl)
-			if err != nil {
-				return nil, err
-			}
-			return wsServer(s.Addr, s.RSS, s.Stop), nil
-		}
-	}
-	ours := serverImpl{name: "ours", role: schema.Ours}
+	ws := &WebSocket{servers: servers{}}
+	ours := target{name: "ours", role: schema.Ours}
 	caddyErr := e.CaddyErr
 	if e.Caddy != nil {
 		caddyErr = e.Caddy.ServesWebSocket(ctx)
 	}
 	if caddyErr == nil {
-		ours.label = "ours (jsonrpc in Caddy)"
-		ours.start = func(ctx context.Context) (*server, error) {
-			c, err := caddyproc.Start(ctx, e.CaddyBin, e.CaddyConfig)
-			if err != nil {
-				return nil, err
-			}
-			return wsServer(c.WS, c.Proc.RSS, c.Stop), nil
-		}
-		ws.shared["ours"] = wsServer(e.Caddy.WS, e.Caddy.Proc.RSS, func() {})
+		ours.label, ours.start = "ours (jsonrpc in Caddy)", startCaddy(e, false)
+		ws.servers["ours"] = &server{"", e.Caddy.WS, e.Caddy.Proc, func() {}}
 		ws.harness = "ours: bin/caddy's jsonrpc handler with Caddyfile.bench, over ws:// on its cleartext loopback site"
 	} else {
-		ours.label = "ours (wsconn + rpccore)"
-		ours.start = child("ours")
+		ours.label, ours.start = "ours (wsconn + rpccore)", startChild("ours")
 		ws.harness = "ours: " + wsconnChild + ", because bin/caddy did not answer the upgrade (" + caddyErr.Error() + ")"
 	}
-	geth := serverImpl{name: "geth", label: "go-ethereum rpc", role: schema.Peer, rename: inprocess.GethRename, start: child("geth")}
 	ws.harness += "; go-ethereum: rpc.Server.WebsocketHandler in a child process, over ws:// on loopback. " +
 		"The client is bench's own lean WebSocket client in the harness process, sharing the machine"
-	ws.impls = []serverImpl{ours, geth}
-	ws.fanouts = []serverImpl{
-		{name: "fanout", role: schema.Ceiling, start: child("fanout"), label: "bare fan-out, no JSON-RPC"},
-		{name: "fanout_parallel", role: schema.Ceiling, start: child("fanout_parallel"),
+	ws.impls = []target{ours,
+		{name: "geth", label: "go-ethereum rpc", role: schema.Peer, rename: inprocess.GethRename, start: startChild("geth")},
+		{name: "fanout", role: schema.Ceiling, start: startChild("fanout"), label: "bare fan-out, no JSON-RPC"},
+		{name: "fanout_parallel", role: schema.Ceiling, start: startChild("fanout_parallel"),
 			label: "bare fan-out over wsconn, no JSON-RPC, one writing goroutine per processor"},
 	}
-	for _, impl := range append(ws.impls[:len(ws.impls):len(ws.impls)], ws.fanouts...) {
-		if ws.shared[impl.name] != nil {
-			continue
-		}
-		s, err := impl.start(ctx)
-		if err != nil {
-			ws.Close()
-			return nil, fmt.Errorf("websocket: starting %s: %w", impl.name, err)
-		}
-		ws.shared[impl.name] = s
+	if err := ws.start(ctx, "websocket", ws.impls...); err != nil {
+		return nil, err
 	}
 	return ws, nil
 }
 
-// Close stops the shared servers.
-func (ws *WebSocket) Close() {
-	for _, s := range ws.shared {
-		s.stop()
-	}
-}
-
-// callRequest is a single call of the given id as impl names it.
 func callRequest(method, params string, id int) []byte {
 	return []byte(`{"jsonrpc":"2.0","method":"` + method + `","params":` + params + `,"id":` + strconv.Itoa(id) + `}`)
 }
@@ -125,7 +134,6 @@ func (c pipeCell) x() string {
 // String is the cell in short: 4×256.
 func (c pipeCell) String() string { return fmt.Sprintf("%d×%d", c.conns, c.depth) }
 
-// pipeCells are every connection count by every depth.
 func pipeCells(p Profile) []pipeCell {
 	var cells []pipeCell
 	for _, n := range p.WSConns {
@@ -136,54 +144,45 @@ func pipeCells(p Profile) []pipeCell {
 	return cells
 }
 
-// cellNames are the x values of cells.
-func cellNames(cells []pipeCell) []string {
+func names[T any](cells []T, x func(T) string) []string {
 	var xs []string
 	for _, c := range cells {
-		xs = append(xs, c.x())
+		xs = append(xs, x(c))
 	}
 	return xs
 }
 
-// pipelined says how the pipelined sets keep calls in flight.
 const pipelined = "each connection keeps its number of calls in flight: a call is written as soon as an answer " +
 	"comes back, and the calls written together go out in one network write; every answer is checked"
 
-// pipeSet is a set of calls per second by connections × calls in flight.
 func pipeSet(id, group, title, harness, note string) schema.Set {
 	return newSet(id, group, title, harness, note,
 		schema.Metric{Name: "rpc_per_s", Unit: "calls per second", Better: schema.Higher, Log: true},
 		"connections × calls in flight on each")
 }
 
-// Pipelined measures the five requests cycled over WebSocket with a fixed
-// number of calls in flight on each connection, ours then the peer on
-// each cell.
+// Pipelined measures the five requests cycled over WebSocket, calls in flight on each connection.
 func (ws *WebSocket) Pipelined(ctx context.Context, e *Env) schema.Set {
 	s := pipeSet("ws_pipelined", "websocket", "WebSocket: pipelined calls per second, the five requests cycled", ws.harness,
 		pipelined)
-	var targets []pipeTarget
-	for _, impl := range ws.impls {
+	var targets []target
+	for _, impl := range ws.impls[:2] {
 		reqs, expect := wsload.Workload(impl.rename)
-		targets = append(targets, pipeTo(impl.name, impl.label, impl.role, ws.shared[impl.name].dial, reqs, expect))
+		targets = append(targets, pipeTo(impl.name, impl.label, impl.role, "", ws.servers[impl.name].url, reqs, expect))
 	}
 	return measurePipes(ctx, e, s, pipeCells(e.Profile), targets, 1)
 }
 
 func broadcastX(n int) string { return Count(n, "subscriber", "subscribers") }
 
-// broadcastShares is how the broadcast set publishes the profile's
-// messages: its rounds, and each session's warm-up and timed messages
-// (the timed ones split between the rounds).
+// broadcastShares is the broadcast set's rounds and each session's warm-up and timed messages.
 func broadcastShares(p Profile) (rounds, warmup, runs int) {
 	rounds = max(1, p.BroadcastRounds)
 	return rounds, max(1, p.BroadcastWarmup), max(1, (p.BroadcastRuns+rounds-1)/rounds)
 }
 
-// Broadcast subscribes n connections to the chat for every n of the
-// profile, then publishes messages one at a time and times each until the
-// last subscriber has it, the series taking turns round by round
-// (broadcastShares); the set's note says what each series is.
+// Broadcast times messages published one at a time until the last of n
+// subscribers has each, for every n of the profile, as the note says.
 func (ws *WebSocket) Broadcast(ctx context.Context, e *Env) schema.Set {
 	s := newSet("ws_broadcast", "websocket", "WebSocket: broadcast, ms from publish until the last subscriber has the message",
 		ws.harness, "one connection per subscriber and one more that publishes; the clock starts before the publish call "+
@@ -206,9 +205,7 @@ func (ws *WebSocket) Broadcast(ctx context.Context, e *Env) schema.Set {
 		"subscribers")
 	rounds, warmup, timed := broadcastShares(e.Profile)
 	sizes := e.Profile.BroadcastSizes
-	for _, n := range sizes {
-		s.Cells = append(s.Cells, broadcastX(n))
-	}
+	s.Cells = names(sizes, broadcastX)
 	session := func(open func(n int) (wsload.Broadcaster, error)) func(int, func(string, ...float64)) error {
 		return func(i int, add func(string, ...float64)) error {
 			b, err := open(sizes[i])
@@ -222,17 +219,17 @@ func (ws *WebSocket) Broadcast(ctx context.Context, e *Env) schema.Set {
 		}
 	}
 	var targets []target
-	for _, impl := range append(ws.impls[:len(ws.impls):len(ws.impls)], ws.fanouts...) {
-		url := ws.shared[impl.name].url
-		targets = append(targets, target{name: impl.name, label: impl.label, role: impl.role,
-			work: func(i int) int { return broadcastStepWork(e.Profile, sizes[i]) },
-			measure: session(func(n int) (wsload.Broadcaster, error) {
-				return wsload.OpenBroadcast(ctx, chat([]string{url}, []string{url}, n))
-			})})
+	for _, t := range ws.impls {
+		url := ws.servers[t.name].url
+		t.work = func(i int) int { return broadcastStepWork(e.Profile, sizes[i]) }
+		t.measure = session(func(n int) (wsload.Broadcaster, error) {
+			return wsload.OpenBroadcast(ctx, chat([]string{url}, []string{url}, n))
+		})
+		targets = append(targets, t)
 	}
 	writes := func(name, label string, read bool) target {
 		return target{name: name, label: label, role: schema.Ceiling,
-			work:    func(i int) int { return writesStepWork(e.Profile, sizes[i]) },
+			work:    func(i int) int { return broadcastStepWork(e.Profile, sizes[i]) / 5 },
 			measure: session(func(n int) (wsload.Broadcaster, error) { return wsload.OpenWrites(n, notificationSize, read) })}
 	}
 	targets = append(targets, writes("writes", "write system calls alone", false),
@@ -243,17 +240,14 @@ func (ws *WebSocket) Broadcast(ctx context.Context, e *Env) schema.Set {
 	if err := e.turns(&s, rounds, true, targets); err != nil {
 		return failed(s, err)
 	}
-	s.Compare("ours", "geth")
-	s.Compare("ours", "fanout")
-	s.Compare("ours", "fanout_parallel")
-	s.Compare("fanout_parallel", "geth")
-	s.Compare("ours", "writes")
-	s.Compare("ours", "writes_read")
+	for _, c := range [][2]string{{"ours", "geth"}, {"ours", "fanout"}, {"ours", "fanout_parallel"},
+		{"fanout_parallel", "geth"}, {"ours", "writes"}, {"ours", "writes_read"}} {
+		s.Compare(c[0], c[1])
+	}
 	return s
 }
 
-// chat is the session of the demo's chat: n subscribers spread over subs,
-// one publisher on each of pubs.
+// chat is the demo's chat: n subscribers spread over subs, a publisher on each of pubs.
 func chat(subs, pubs []string, n int) wsload.BroadcastConfig {
 	return wsload.BroadcastConfig{SubscriberURLs: subs, PublisherURLs: pubs, Subscribers: n,
 		Subscribe: callRequest("demo_subscribe", `["chat"]`, 1), Notification: "demo_subscription",
@@ -262,6 +256,5 @@ func chat(subs, pubs []string, n int) wsload.BroadcastConfig {
 		}}
 }
 
-// notificationSize is the bytes of the writes alone: about a chat
-// notification's.
+// notificationSize is the bytes of the writes alone: about a chat notification's.
 const notificationSize = 100
