@@ -1,8 +1,8 @@
-// Package chart draws a set of benchmarks.json as a grouped bar chart (PNG):
-// one group per cell, one bar per series of the set's main metric, ours in a
-// strong colour and the peers in quieter ones, a whisker from the lowest to
-// the highest run, and the median written above each bar, on a logarithmic
-// axis when the figures span orders of magnitude.
+// Package chart draws a set of benchmarks.json as a grouped bar chart (PNG)
+// with gonum/plot: one group per cell, one bar per series of the set's main
+// metric, ours in a strong colour and the peers in quieter ones, a whisker
+// from the lowest to the highest run, and the median written above each bar,
+// on a logarithmic axis when the figures span orders of magnitude.
 package chart
 
 import (
@@ -11,6 +11,7 @@ import (
 	"image/color"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -25,12 +26,14 @@ import (
 )
 
 // Size and resolution of the charts: as wide as their bars need, within
-// bounds.
+// bounds; maxBarWidth keeps the bars of a chart with few cells from turning
+// into blocks.
 const (
-	minWidth = 6 * vg.Inch
-	maxWidth = 11 * vg.Inch
-	height   = 5 * vg.Inch
-	dpi      = 110
+	minWidth    = 6 * vg.Inch
+	maxWidth    = 11 * vg.Inch
+	height      = 5 * vg.Inch
+	dpi         = 110
+	maxBarWidth = 1.1 * vg.Inch
 )
 
 // widthFor returns the width of the chart of s: room for its bars and
@@ -54,6 +57,9 @@ func labelChars(s *schema.Set) int {
 // dashed lines, and returns the PNG bytes. The title and the legend sit
 // above the plot, so that they never cover a bar.
 func PNG(s *schema.Set, goals []schema.Goal) ([]byte, error) {
+	goals = slices.DeleteFunc(slices.Clone(goals), func(g schema.Goal) bool {
+		return g.Set != s.ID || g.Metric != s.Metric.Name || g.Target <= 0
+	})
 	p, err := build(s, goals)
 	if err != nil {
 		return nil, err
@@ -61,8 +67,11 @@ func PNG(s *schema.Set, goals []schema.Goal) ([]byte, error) {
 	c := vgimg.NewWith(vgimg.UseWH(widthFor(s), height), vgimg.UseDPI(dpi),
 		vgimg.UseBackgroundColor(color.White))
 	dc := draw.New(c)
-	used := header(dc, p, s)
-	p.Draw(draw.Crop(dc, 0, 0, 0, -used))
+	area := draw.Crop(dc, 0, 0, 0, -header(dc, p, s))
+	da := p.DataCanvas(area)
+	addBars(p, s, (da.Max.X-da.Min.X)/vg.Length(len(s.Cells)))
+	addGoals(p, s, goals)
+	p.Draw(area)
 	var buf bytes.Buffer
 	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&buf); err != nil {
 		return nil, err
@@ -103,17 +112,31 @@ func header(dc draw.Canvas, p *plot.Plot, s *schema.Set) vg.Length {
 		if x > left && x+w > dc.Max.X-pad {
 			x, y = left, y-row
 		}
-		fill := colour(r.Role, i)
-		dc.FillPolygon(fill, []vg.Point{{X: x, Y: y - box/3}, {X: x, Y: y + box/3}, {X: x + box, Y: y + box/3}, {X: x + box, Y: y - box/3}})
+		thumb := vg.Rectangle{Min: vg.Point{X: x, Y: y - box/3}, Max: vg.Point{X: x + box, Y: y + box/3}}
+		dc.SetColor(colour(r.Role, i))
+		dc.Fill(thumb.Path())
 		dc.FillText(label, vg.Point{X: x + box + vg.Points(4), Y: y}, r.Label)
 		x += w
 	}
 	return dc.Max.Y - (y - row/2 - pad)
 }
 
+// build returns the plot's axes and grid, the range of the Y axis leaving
+// room above the highest figure for its label.
 func build(s *schema.Set, goals []schema.Goal) (*plot.Plot, error) {
-	main := s.Main()
-	if len(main) == 0 || len(s.Cells) == 0 {
+	lo, hi := math.Inf(1), 0.0
+	for _, r := range s.Main() {
+		for _, pt := range r.Points {
+			if pt.Low > 0 {
+				lo = min(lo, pt.Low)
+			}
+			hi = max(hi, pt.High)
+		}
+	}
+	for _, g := range goals {
+		lo, hi = min(lo, g.Target), max(hi, g.Target)
+	}
+	if hi <= 0 || len(s.Cells) == 0 {
 		return nil, fmt.Errorf("chart: set %s has no %s figures", s.ID, s.Metric.Name)
 	}
 	p := plot.New()
@@ -122,27 +145,12 @@ func build(s *schema.Set, goals []schema.Goal) (*plot.Plot, error) {
 	p.X.Tick.Label.Font.Size = vg.Points(9)
 	p.Y.Tick.Label.Font.Size = vg.Points(9)
 	p.Add(&plotter.Grid{Horizontal: draw.LineStyle{Color: color.Gray{Y: 225}, Width: vg.Points(0.5)}}) // at the labelled ticks
-
-	bars := &bars{set: s, series: main, label: p.Y.Tick.Label}
-	bars.label.Font.Size = vg.Points(7)
-	for _, g := range goals {
-		if g.Set == s.ID && g.Metric == s.Metric.Name {
-			bars.goals = append(bars.goals, g)
-		}
-	}
-	lo, hi := bars.span()
-	// Leave room above the highest bar for its label.
+	p.Y.Tick.Marker, p.Y.Min, p.Y.Max = linearTicks, 0, hi*1.12
 	if s.Metric.Log {
-		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = logTicks{}
-		p.Y.Min = math.Pow10(int(math.Floor(math.Log10(lo / 3)))) // the shortest bar still shows
+		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, logTicks
+		p.Y.Min = math.Pow10(int(math.Floor(math.Log10(min(lo, hi) / 3)))) // the shortest bar still shows
 		p.Y.Max = hi * math.Pow(hi/p.Y.Min, 0.08)
-		bars.base = p.Y.Min
-	} else {
-		p.Y.Tick.Marker = linearTicks{}
-		p.Y.Min, p.Y.Max = 0, hi*1.12
 	}
-	p.Add(bars)
 	names := slices.Clone(s.Cells)
 	if n := labelChars(s); n > 0 {
 		for i, x := range names {
@@ -155,6 +163,136 @@ func build(s *schema.Set, goals []schema.Goal) (*plot.Plot, error) {
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.5, float64(len(s.Cells))-0.5
 	return p, nil
+}
+
+// addBars adds, for each series of the main metric, its bars (from the
+// bottom of the Y axis), its whiskers and its medians written above them;
+// unit is the width of a cell in points.
+func addBars(p *plot.Plot, s *schema.Set, unit vg.Length) {
+	main := s.Main()
+	slot := min(0.8/float64(len(main)), float64(maxBarWidth/unit)) // a bar's share of its cell
+	label := p.Y.Tick.Label
+	label.Font.Size = vg.Points(7)
+	label.XAlign, label.YAlign = text.XCenter, text.YBottom
+	if vg.Length(slot)*unit < label.Width("00.0k")+vg.Points(2) {
+		label.Rotation = math.Pi / 2
+		label.XAlign, label.YAlign = text.XLeft, text.YCenter
+	}
+	floor := &plotter.BarChart{Values: slices.Repeat(plotter.Values{p.Y.Min}, len(s.Cells))}
+	for si, r := range main {
+		bars := &plotter.BarChart{Values: make(plotter.Values, len(s.Cells)), Width: vg.Length(slot*0.92) * unit,
+			Color: colour(r.Role, si)}
+		bars.StackOn(floor)
+		bars.XMin = slot * (float64(si) - float64(len(main)-1)/2)
+		whiskers := &plotter.YErrorBars{LineStyle: draw.LineStyle{Color: color.Black, Width: vg.Points(0.8)}}
+		medians := &plotter.Labels{Offset: vg.Point{Y: vg.Points(2)}}
+		for i, x := range s.Cells {
+			pt := r.Point(x)
+			if pt == nil || pt.Median <= 0 {
+				continue
+			}
+			at, top := bars.XMin+float64(i), pt.Median
+			bars.Values[i] = pt.Median - p.Y.Min
+			if pt.High > pt.Low && pt.Low > 0 {
+				whiskers.XYs = append(whiskers.XYs, plotter.XY{X: at, Y: pt.Median})
+				whiskers.YErrors = append(whiskers.YErrors,
+					struct{ Low, High float64 }{pt.Median - pt.Low, pt.High - pt.Median})
+				top = pt.High
+			}
+			medians.XYs = append(medians.XYs, plotter.XY{X: at, Y: top})
+			medians.Labels = append(medians.Labels, Short(pt.Median))
+			medians.TextStyle = append(medians.TextStyle, label)
+		}
+		p.Add(bars, whiskers, medians)
+	}
+}
+
+// addGoals draws each goal as a dashed line at its target, across its cell
+// or the whole chart, labelled at its right end.
+func addGoals(p *plot.Plot, s *schema.Set, goals []schema.Goal) {
+	line := draw.LineStyle{Color: rgb(0xb42318), Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}
+	label := p.Y.Tick.Label
+	label.Font.Size, label.Color = vg.Points(7), line.Color
+	label.XAlign, label.YAlign = text.XRight, text.YTop
+	sign := "≥"
+	if s.Metric.Better == schema.Lower {
+		sign = "≤"
+	}
+	for _, g := range goals {
+		x0, x1 := p.X.Min, p.X.Max
+		if g.Cell != "" {
+			i := slices.Index(s.Cells, g.Cell)
+			if i < 0 {
+				continue
+			}
+			x0, x1 = float64(i)-0.5, float64(i)+0.5
+		}
+		p.Add(&plotter.Line{XYs: plotter.XYs{{X: x0, Y: g.Target}, {X: x1, Y: g.Target}}, LineStyle: line},
+			&onWhite{plotter.Labels{XYs: plotter.XYs{{X: x1, Y: g.Target}}, Labels: []string{"goal " + sign + Short(g.Target)},
+				TextStyle: []text.Style{label}, Offset: vg.Point{X: -vg.Points(2), Y: -vg.Points(2)}}})
+	}
+}
+
+// onWhite writes its labels on white, readable over a bar.
+type onWhite struct{ plotter.Labels }
+
+// Plot implements plot.Plotter.
+func (l *onWhite) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	c.SetColor(color.White)
+	for i, txt := range l.Labels.Labels {
+		at := vg.Point{X: trX(l.XYs[i].X), Y: trY(l.XYs[i].Y)}.Add(l.Offset)
+		c.Fill(l.TextStyle[i].Rectangle(txt).Add(at).Path())
+	}
+	l.Labels.Plot(c, p)
+}
+
+// logTicks marks every power of ten with a label, and 2 and 5 times it.
+var logTicks = plot.TickerFunc(func(lo, hi float64) (ticks []plot.Tick) {
+	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
+		for _, m := range []float64{1, 2, 5} {
+			if v := m * math.Pow10(int(e)); v >= lo && v <= hi {
+				ticks = append(ticks, plot.Tick{Value: v, Label: Short(v)})
+			}
+		}
+	}
+	return ticks
+})
+
+// linearTicks labels gonum's default ticks in the short number format.
+var linearTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ticks {
+		if ticks[i].Label != "" {
+			ticks[i].Label = Short(ticks[i].Value)
+		}
+	}
+	return ticks
+})
+
+// Short formats a figure in at most about four characters of digits:
+// 0.21, 3.5, 146, 14.4k, 1.51M.
+func Short(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a == 0:
+		return "0"
+	case a >= 1e6:
+		return trim(v/1e6, a/1e6) + "M"
+	case a >= 1e4:
+		return trim(v/1e3, a/1e3) + "k"
+	}
+	return trim(v, a)
+}
+
+// trim formats v (of magnitude a) with three significant digits, and none
+// after the point from 100 on, without trailing zeros.
+func trim(v, a float64) string {
+	s := strconv.FormatFloat(v, 'f', max(0, 2-int(math.Floor(math.Log10(a)))), 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
 }
 
 // wrap breaks a label longer than n characters after ", " and before " × ",
@@ -174,29 +312,22 @@ func wrap(text string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// Fills: ours strong; two shades each for ceilings and baselines, so that
-// neighbouring ones differ; and the peers in turn.
-var (
-	oursFill = color.RGBA{R: 0xd9, G: 0x5f, B: 0x02, A: 0xff}
-	shades   = map[string][2]color.Color{
-		schema.Ceiling:  {color.RGBA{R: 0x55, G: 0x55, B: 0x55, A: 0xff}, color.RGBA{R: 0x99, G: 0x99, B: 0x99, A: 0xff}},
-		schema.Baseline: {color.RGBA{R: 0xf4, G: 0xb3, B: 0x7a, A: 0xff}, color.RGBA{R: 0xf8, G: 0xd2, B: 0xae, A: 0xff}},
-	}
-	peerFills = []color.Color{
-		color.RGBA{R: 0x1b, G: 0x6c, B: 0xa8, A: 0xff},
-		color.RGBA{R: 0x5a, G: 0x9b, B: 0x5a, A: 0xff},
-		color.RGBA{R: 0x8e, G: 0x6c, B: 0xb0, A: 0xff},
-		color.RGBA{R: 0x9a, G: 0x9a, B: 0x9a, A: 0xff},
-	}
-)
+// fills are the series' colours by role and index: ours strong; two shades
+// each for ceilings and baselines, so that neighbouring ones differ; and the
+// peers in turn, the first peer (index 1) in blue.
+var fills = map[string][]color.Color{
+	schema.Ours:     {rgb(0xd95f02)},
+	schema.Ceiling:  {rgb(0x555555), rgb(0x999999)},
+	schema.Baseline: {rgb(0xf4b37a), rgb(0xf8d2ae)},
+	schema.Peer:     {rgb(0x9a9a9a), rgb(0x1b6ca8), rgb(0x5a9b5a), rgb(0x8e6cb0)},
+}
 
 // colour returns the fill of the i-th series with the given role.
 func colour(role string, i int) color.Color {
-	if role == schema.Ours {
-		return oursFill
-	}
-	if s, ok := shades[role]; ok {
-		return s[i%2]
-	}
-	return peerFills[(i-1+len(peerFills))%len(peerFills)]
+	f := fills[role]
+	return f[i%len(f)]
+}
+
+func rgb(v uint32) color.RGBA {
+	return color.RGBA{R: uint8(v >> 16), G: uint8(v >> 8), B: uint8(v), A: 0xff}
 }
