@@ -58,7 +58,7 @@ func labelChars(s *schema.Set) int {
 // above the plot, so that they never cover a bar.
 func PNG(s *schema.Set, goals []schema.Goal) ([]byte, error) {
 	goals = slices.DeleteFunc(slices.Clone(goals), func(g schema.Goal) bool {
-		return g.Set != s.ID || g.Metric != s.Metric.Name || g.Target <= 0
+		return g.Set != s.ID || g.Metric != s.Metric.Name || g.Target <= 0 || g.Cell != "" && !slices.Contains(s.Cells, g.Cell)
 	})
 	p, err := build(s, goals)
 	if err != nil {
@@ -122,9 +122,18 @@ func header(dc draw.Canvas, p *plot.Plot, s *schema.Set) vg.Length {
 }
 
 // build returns the plot's axes and grid, the range of the Y axis leaving
-// room above the highest figure for its label.
+// room above the highest figure and goal for its label.
 func build(s *schema.Set, goals []schema.Goal) (*plot.Plot, error) {
+	p := plot.New()
+	p.X.Label.Text = s.XLabel
+	p.X.Label.TextStyle.Font.Size = vg.Points(10)
+	p.X.Tick.Label.Font.Size = vg.Points(9)
+	p.Y.Tick.Label.Font.Size = vg.Points(9)
+	p.Add(&plotter.Grid{Horizontal: draw.LineStyle{Color: color.Gray{Y: 225}, Width: vg.Points(0.5)}}) // at the labelled ticks
 	lo, hi := math.Inf(1), 0.0
+	for _, g := range goals {
+		lo, hi = min(lo, g.Target), max(hi, g.Target)
+	}
 	for _, r := range s.Main() {
 		for _, pt := range r.Points {
 			if pt.Low > 0 {
@@ -133,18 +142,9 @@ func build(s *schema.Set, goals []schema.Goal) (*plot.Plot, error) {
 			hi = max(hi, pt.High)
 		}
 	}
-	for _, g := range goals {
-		lo, hi = min(lo, g.Target), max(hi, g.Target)
-	}
 	if hi <= 0 || len(s.Cells) == 0 {
 		return nil, fmt.Errorf("chart: set %s has no %s figures", s.ID, s.Metric.Name)
 	}
-	p := plot.New()
-	p.X.Label.Text = s.XLabel
-	p.X.Label.TextStyle.Font.Size = vg.Points(10)
-	p.X.Tick.Label.Font.Size = vg.Points(9)
-	p.Y.Tick.Label.Font.Size = vg.Points(9)
-	p.Add(&plotter.Grid{Horizontal: draw.LineStyle{Color: color.Gray{Y: 225}, Width: vg.Points(0.5)}}) // at the labelled ticks
 	p.Y.Tick.Marker, p.Y.Min, p.Y.Max = linearTicks, 0, hi*1.12
 	if s.Metric.Log {
 		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, logTicks
@@ -191,15 +191,12 @@ func addBars(p *plot.Plot, s *schema.Set, unit vg.Length) {
 			if pt == nil || pt.Median <= 0 {
 				continue
 			}
-			at, top := bars.XMin+float64(i), pt.Median
+			at := plotter.XY{X: bars.XMin + float64(i), Y: pt.Median}
 			bars.Values[i] = pt.Median - p.Y.Min
-			if pt.High > pt.Low && pt.Low > 0 {
-				whiskers.XYs = append(whiskers.XYs, plotter.XY{X: at, Y: pt.Median})
-				whiskers.YErrors = append(whiskers.YErrors,
-					struct{ Low, High float64 }{pt.Median - pt.Low, pt.High - pt.Median})
-				top = pt.High
-			}
-			medians.XYs = append(medians.XYs, plotter.XY{X: at, Y: top})
+			whiskers.XYs = append(whiskers.XYs, at)
+			whiskers.YErrors = append(whiskers.YErrors,
+				struct{ Low, High float64 }{pt.Median - max(pt.Low, p.Y.Min), pt.High - pt.Median})
+			medians.XYs = append(medians.XYs, plotter.XY{X: at.X, Y: pt.High})
 			medians.Labels = append(medians.Labels, Short(pt.Median))
 			medians.TextStyle = append(medians.TextStyle, label)
 		}
@@ -220,11 +217,7 @@ func addGoals(p *plot.Plot, s *schema.Set, goals []schema.Goal) {
 	}
 	for _, g := range goals {
 		x0, x1 := p.X.Min, p.X.Max
-		if g.Cell != "" {
-			i := slices.Index(s.Cells, g.Cell)
-			if i < 0 {
-				continue
-			}
+		if i := slices.Index(s.Cells, g.Cell); i >= 0 {
 			x0, x1 = float64(i)-0.5, float64(i)+0.5
 		}
 		p.Add(&plotter.Line{XYs: plotter.XYs{{X: x0, Y: g.Target}, {X: x1, Y: g.Target}}, LineStyle: line},

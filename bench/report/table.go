@@ -55,14 +55,12 @@ func metricTable(s *schema.Set, metric, unit string, ratios, ranges bool) Table 
 				continue
 			}
 			cell := chart.Short(p.Median)
-			if ratios && r.Name != ours {
-				if c := s.Comparison(ours, r.Name, x); c != nil {
-					cell += " (" + Ratio(c.Ratio)
-					if r.Role == schema.Ceiling && c.Low > 0 && c.High > c.Low {
-						cell += ", pairs " + Ratio(c.Low) + "–" + Ratio(c.High)
-					}
-					cell += ")"
+			if c := s.Comparison(ours, r.Name, x); ratios && c != nil {
+				cell += " (" + Ratio(c.Ratio)
+				if r.Role == schema.Ceiling && c.Low > 0 && c.High > c.Low {
+					cell += ", pairs " + Ratio(c.Low) + "–" + Ratio(c.High)
 				}
+				cell += ")"
 			}
 			if ranges && len(p.Runs) > 1 {
 				cell += fmt.Sprintf(" [%s–%s]", chart.Short(p.Low), chart.Short(p.High))
@@ -105,12 +103,9 @@ func GoalsTable(d *schema.Doc, detail bool) Table {
 		t.Head = append(t.Head, "from")
 	}
 	for _, g := range d.Goals {
-		issue, verdict, steal := "–", "not met", "–"
+		issue, verdict, steal := "–", map[bool]string{true: "met", false: "not met"}[g.Met], "–"
 		if g.Issue != 0 {
 			issue = fmt.Sprintf("#%d", g.Issue)
-		}
-		if g.Met {
-			verdict = "met"
 		}
 		if s := d.Find(g.Set); s != nil {
 			steal = Steal(s.CPUSteal)
