@@ -25,9 +25,8 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
 )
 
-// Size and resolution of the charts: as wide as their bars need, within
-// bounds; maxBarWidth keeps the bars of a chart with few cells from turning
-// into blocks.
+// Size and resolution of the charts, as wide as their bars need within bounds;
+// maxBarWidth keeps the bars of a chart with few cells from being blocks.
 const (
 	minWidth    = 6 * vg.Inch
 	maxWidth    = 11 * vg.Inch
@@ -36,8 +35,7 @@ const (
 	maxBarWidth = 1.1 * vg.Inch
 )
 
-// widthFor returns the width of the chart of s: room for its bars and
-// its cells' labels.
+// widthFor returns the width of the chart of s: room for its bars and labels.
 func widthFor(s *schema.Set) vg.Length {
 	need := max(vg.Length(len(s.Cells)*len(s.Main()))*0.3*vg.Inch, vg.Length(len(s.Cells))*0.9*vg.Inch)
 	return min(max(3.5*vg.Inch+need, minWidth), maxWidth)
@@ -73,31 +71,26 @@ func PNG(s *schema.Set, goals []schema.Goal) ([]byte, error) {
 	addGoals(p, s, goals)
 	p.Draw(area)
 	var buf bytes.Buffer
-	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&buf); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	_, err = vgimg.PngCanvas{Canvas: c}.WriteTo(&buf)
+	return buf.Bytes(), err
 }
 
-// header draws the title and, below it, the legend in rows as wide as the
-// canvas, and returns the height they take.
+// header draws the title, the unit line and, below them, the legend in rows
+// as wide as the canvas, and returns the height they take.
 func header(dc draw.Canvas, p *plot.Plot, s *schema.Set) vg.Length {
-	pad := vg.Points(6)
-	title := p.Title.TextStyle
-	title.Font.Size = vg.Points(12)
-	title.XAlign, title.YAlign = text.XCenter, text.YTop
-	y := dc.Max.Y - pad
-	dc.FillText(title, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: y}, s.Title)
-	y -= title.Height(s.Title) + vg.Points(3)
-	sub := title
-	sub.Font.Size = vg.Points(9)
-	sub.Color = color.Gray{Y: 80}
+	pad, y := vg.Points(6), dc.Max.Y-vg.Points(6)
+	centred := func(txt string, size vg.Length, c color.Color, gap vg.Length) {
+		sty := p.Title.TextStyle
+		sty.Font.Size, sty.Color, sty.XAlign, sty.YAlign = size, c, text.XCenter, text.YTop
+		dc.FillText(sty, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: y}, txt)
+		y -= sty.Height(txt) + gap
+	}
 	unit := s.Metric.Unit + ", " + s.Metric.Better + " is better"
 	if s.Metric.Log {
 		unit += " (log scale)"
 	}
-	dc.FillText(sub, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: y}, unit)
-	y -= sub.Height("Mg") + pad
+	centred(s.Title, vg.Points(12), color.Black, vg.Points(3))
+	centred(unit, vg.Points(9), color.Gray{Y: 80}, pad)
 
 	label := p.Legend.TextStyle
 	label.Font.Size = vg.Points(9)
@@ -121,8 +114,7 @@ func header(dc draw.Canvas, p *plot.Plot, s *schema.Set) vg.Length {
 	return dc.Max.Y - (y - row/2 - pad)
 }
 
-// build returns the plot's axes and grid, the range of the Y axis leaving
-// room above the highest figure and goal for its label.
+// build returns the plot's axes and grid, room left above the highest bar.
 func build(s *schema.Set, goals []schema.Goal) (*plot.Plot, error) {
 	p := plot.New()
 	p.X.Label.Text = s.XLabel
@@ -165,9 +157,8 @@ func build(s *schema.Set, goals []schema.Goal) (*plot.Plot, error) {
 	return p, nil
 }
 
-// addBars adds, for each series of the main metric, its bars (from the
-// bottom of the Y axis), its whiskers and its medians written above them;
-// unit is the width of a cell in points.
+// addBars adds each main series' bars (from the bottom of the Y axis), their
+// whiskers and their medians; unit is the width of a cell in points.
 func addBars(p *plot.Plot, s *schema.Set, unit vg.Length) {
 	main := s.Main()
 	slot := min(0.8/float64(len(main)), float64(maxBarWidth/unit)) // a bar's share of its cell
@@ -204,17 +195,13 @@ func addBars(p *plot.Plot, s *schema.Set, unit vg.Length) {
 	}
 }
 
-// addGoals draws each goal as a dashed line at its target, across its cell
-// or the whole chart, labelled at its right end.
+// addGoals draws each goal as a labelled dashed line across its cell or all.
 func addGoals(p *plot.Plot, s *schema.Set, goals []schema.Goal) {
 	line := draw.LineStyle{Color: rgb(0xb42318), Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}
 	label := p.Y.Tick.Label
 	label.Font.Size, label.Color = vg.Points(7), line.Color
 	label.XAlign, label.YAlign = text.XRight, text.YTop
-	sign := "≥"
-	if s.Metric.Better == schema.Lower {
-		sign = "≤"
-	}
+	sign := map[bool]string{true: "≤", false: "≥"}[s.Metric.Better == schema.Lower]
 	for _, g := range goals {
 		x0, x1 := p.X.Min, p.X.Max
 		if i := slices.Index(s.Cells, g.Cell); i >= 0 {
@@ -229,7 +216,6 @@ func addGoals(p *plot.Plot, s *schema.Set, goals []schema.Goal) {
 // onWhite writes its labels on white, readable over a bar.
 type onWhite struct{ plotter.Labels }
 
-// Plot implements plot.Plotter.
 func (l *onWhite) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
 	c.SetColor(color.White)
@@ -263,34 +249,28 @@ var linearTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 	return ticks
 })
 
-// Short formats a figure in at most about four characters of digits:
-// 0.21, 3.5, 146, 14.4k, 1.51M.
+// Short formats a figure in at most about four characters of digits, three
+// significant ones and none after the point from 100 on, without trailing
+// zeros: 0.21, 3.5, 146, 14.4k, 1.51M.
 func Short(v float64) string {
-	a := math.Abs(v)
+	a, suffix := math.Abs(v), ""
 	switch {
 	case a == 0:
 		return "0"
 	case a >= 1e6:
-		return trim(v/1e6, a/1e6) + "M"
+		v, a, suffix = v/1e6, a/1e6, "M"
 	case a >= 1e4:
-		return trim(v/1e3, a/1e3) + "k"
+		v, a, suffix = v/1e3, a/1e3, "k"
 	}
-	return trim(v, a)
-}
-
-// trim formats v (of magnitude a) with three significant digits, and none
-// after the point from 100 on, without trailing zeros.
-func trim(v, a float64) string {
 	s := strconv.FormatFloat(v, 'f', max(0, 2-int(math.Floor(math.Log10(a)))), 64)
 	if strings.Contains(s, ".") {
 		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	}
-	return s
+	return s + suffix
 }
 
 // wrap breaks a label longer than n characters after ", " and before " × ",
-// and a line of one word still longer than n before its last capital
-// within n characters.
+// and a word still longer than n before its last capital within n.
 func wrap(text string, n int) string {
 	if len(text) <= n {
 		return text
@@ -306,8 +286,7 @@ func wrap(text string, n int) string {
 }
 
 // fills are the series' colours by role and index: ours strong; two shades
-// each for ceilings and baselines, so that neighbouring ones differ; and the
-// peers in turn, the first peer (index 1) in blue.
+// for ceilings and baselines, so that neighbours differ; the peers in turn.
 var fills = map[string][]color.Color{
 	schema.Ours:     {rgb(0xd95f02)},
 	schema.Ceiling:  {rgb(0x555555), rgb(0x999999)},
@@ -315,7 +294,6 @@ var fills = map[string][]color.Color{
 	schema.Peer:     {rgb(0x9a9a9a), rgb(0x1b6ca8), rgb(0x5a9b5a), rgb(0x8e6cb0)},
 }
 
-// colour returns the fill of the i-th series with the given role.
 func colour(role string, i int) color.Color {
 	f := fills[role]
 	return f[i%len(f)]

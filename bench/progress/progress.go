@@ -1,10 +1,8 @@
 // Package progress shows the harness's progress on stderr with
-// github.com/schollz/progressbar: the bar, the share of the work done, the
-// time spent and an estimate of the time left, and the step under way;
-// redrawn in place on a terminal, printed as a line every 5% of the work
-// otherwise (a log or a pipe). Work is counted in units the caller chooses
-// (the harness uses its estimate of each step's milliseconds), so that long
-// steps weigh more than short ones.
+// github.com/schollz/progressbar: the bar, the time spent and left, and the
+// step under way; redrawn in place on a terminal, a line every 5% of the work
+// otherwise. Work is counted in units the caller chooses (the harness: each
+// step's estimated milliseconds), so that long steps weigh more.
 package progress
 
 import (

@@ -40,15 +40,13 @@ type Doc struct {
 
 // Machine describes the computer and its state during the run.
 type Machine struct {
-	CPU       string  `json:"cpu"`  // the processor model
-	CPUs      int     `json:"cpus"` // the number of logical CPUs the run could use
-	OS        string  `json:"os"`   // OS and Arch are Go's names for the platform
-	Arch      string  `json:"arch"`
-	MemoryGiB float64 `json:"memory_gib"` // the installed memory
-	// LoadBefore and LoadAfter are the 1, 5 and 15 minute load averages
-	// when the run started and when it ended: the machine may be shared.
-	LoadBefore []float64 `json:"load_average_before"`
-	LoadAfter  []float64 `json:"load_average_after"`
+	CPU        string    `json:"cpu"`  // the processor model
+	CPUs       int       `json:"cpus"` // the number of logical CPUs the run could use
+	OS         string    `json:"os"`   // OS and Arch are Go's names for the platform
+	Arch       string    `json:"arch"`
+	MemoryGiB  float64   `json:"memory_gib"`          // the installed memory
+	LoadBefore []float64 `json:"load_average_before"` // the 1, 5 and 15 minute load averages at the start
+	LoadAfter  []float64 `json:"load_average_after"`  // and at the end of the run: the machine may be shared
 	// CPUSteal is the share (0 to 1) of the CPUs' time that the hypervisor
 	// gave to other machines during the run (steal, in /proc/stat), if known.
 	CPUSteal       *float64 `json:"cpu_steal,omitempty"`
@@ -147,12 +145,12 @@ type Comparison struct {
 	OursMedian float64 `json:"ours_median"` // OursMedian and PeerMedian are their medians
 	PeerMedian float64 `json:"peer_median"`
 	// Ratio is how many times better ours is: peer ÷ ours when lower is
-	// better, ours ÷ peer when higher is; above 1, ours is ahead.
+	// better, ours ÷ peer when higher is; above 1, ours is ahead. Low and
+	// High are its worst and best over the runs paired in order (the n-th
+	// run of each, measured close together).
 	Ratio float64 `json:"ratio"`
-	// Low and High are the ratio's worst and best over the runs paired
-	// in order (the n-th run of each, measured close together).
-	Low  float64 `json:"low"`
-	High float64 `json:"high"`
+	Low   float64 `json:"low"`
+	High  float64 `json:"high"`
 }
 
 // Goal is a target from an issue, checked against the run.
@@ -198,7 +196,6 @@ func (s *Set) SeriesOf(name, metric string) *Series {
 	return find(s.Series, func(r Series) bool { return r.Name == name && r.Metric == metric })
 }
 
-// find returns the first element of v that f accepts, or nil.
 func find[T any](v []T, f func(T) bool) *T {
 	if i := slices.IndexFunc(v, f); i >= 0 {
 		return &v[i]
@@ -320,13 +317,12 @@ func Encode(d *Doc) ([]byte, error) {
 	return append(b, '\n'), err
 }
 
-// Check reports every way d falls short: the header filled in; the sets
-// named in want present and measured (the browser set may be not yet
-// measured); in every measured set, each series with a non-negative figure
-// from at least minRuns runs (the browser set: one) in every cell, its
-// median, low and high those of its runs, the main metric's figures
-// positive, and a comparison for every cell of every peer. It says nothing
-// of speed.
+// Check reports every way d falls short: the header filled in; the sets in
+// want present and measured (the browser set may be not yet measured); in
+// every measured set, every cell of every series with at least minRuns runs
+// (the browser set: one), none negative, its median, low and high those of
+// its runs, the main metric's figures positive and compared with every peer.
+// It says nothing of speed.
 func Check(d *Doc, want []string, minRuns int) error {
 	var errs []error
 	fail := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
