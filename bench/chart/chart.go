@@ -56,7 +56,8 @@ func labelChars(s *schema.Set) int {
 // above the plot, so that they never cover a bar.
 func PNG(s *schema.Set, goals []schema.Goal) ([]byte, error) {
 	goals = slices.DeleteFunc(slices.Clone(goals), func(g schema.Goal) bool {
-		return g.Set != s.ID || g.Metric != s.Metric.Name || g.Target <= 0 || g.Cell != "" && !slices.Contains(s.Cells, g.Cell)
+		return g.Set != s.ID || g.Metric != s.Metric.Name || g.Target <= 0 ||
+			g.Cell != "" && !slices.Contains(s.Cells, g.Cell)
 	})
 	p, err := build(s, goals)
 	if err != nil {
@@ -207,8 +208,9 @@ func addGoals(p *plot.Plot, s *schema.Set, goals []schema.Goal) {
 		if i := slices.Index(s.Cells, g.Cell); i >= 0 {
 			x0, x1 = float64(i)-0.5, float64(i)+0.5
 		}
-		p.Add(&plotter.Line{XYs: plotter.XYs{{X: x0, Y: g.Target}, {X: x1, Y: g.Target}}, LineStyle: line},
-			&onWhite{plotter.Labels{XYs: plotter.XYs{{X: x1, Y: g.Target}}, Labels: []string{"goal " + sign + Short(g.Target)},
+		at := plotter.XYs{{X: x0, Y: g.Target}, {X: x1, Y: g.Target}} // the label at the right end
+		p.Add(&plotter.Line{XYs: at, LineStyle: line},
+			&onWhite{plotter.Labels{XYs: at[1:], Labels: []string{"goal " + sign + Short(g.Target)},
 				TextStyle: []text.Style{label}, Offset: vg.Point{X: -vg.Points(2), Y: -vg.Points(2)}}})
 	}
 }
