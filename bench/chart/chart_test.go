@@ -82,7 +82,7 @@ func TestWrapBreaksAtCommasCrossesAndCapitals(t *testing.T) {
 
 func TestLogTicksLabelOneTwoFive(t *testing.T) {
 	var labels []string
-	for _, tk := range (logTicks{}).Ticks(10, 1000) {
+	for _, tk := range logTicks(10, 1000) {
 		labels = append(labels, tk.Label)
 	}
 	if got := len(labels); got != 7 || labels[0] != "10" || labels[6] != "1000" {

@@ -1,10 +1,8 @@
 // Package progress shows the harness's progress on stderr with
-// github.com/schollz/progressbar: the bar, the share of the work done, the
-// time spent and an estimate of the time left, and the step under way;
-// redrawn in place on a terminal, printed as a line every 5% of the work
-// otherwise (a log or a pipe). Work is counted in units the caller chooses
-// (the harness uses its estimate of each step's milliseconds), so that long
-// steps weigh more than short ones.
+// github.com/schollz/progressbar: the bar, the time spent and left, and the
+// step under way; redrawn in place on a terminal, a line every 5% of the work
+// otherwise. Work is counted in units the caller chooses (the harness: each
+// step's estimated milliseconds), so that long steps weigh more.
 package progress
 
 import (
@@ -19,11 +17,10 @@ import (
 // Bar counts units of work out of a total known in advance. Its methods
 // are called from one goroutine.
 type Bar struct {
-	bar         *progressbar.ProgressBar
-	w           io.Writer
-	tty         bool
-	done, total int
-	shown       int // off a terminal, the percentage of the last line printed; -1 for none
+	bar   *progressbar.ProgressBar
+	w     io.Writer
+	tty   bool
+	shown int // off a terminal, the percentage of the last line printed; -1 for none
 }
 
 // New returns a bar of total units writing to w, redrawn in place when w
@@ -31,12 +28,12 @@ type Bar struct {
 func New(w io.Writer, total int) *Bar {
 	f, _ := w.(*os.File)
 	st, err := f.Stat() // a nil *os.File says os.ErrInvalid
-	b := &Bar{w: w, tty: err == nil && st.Mode()&os.ModeCharDevice != 0, total: max(total, 1), shown: -1}
+	b := &Bar{w: w, tty: err == nil && st.Mode()&os.ModeCharDevice != 0, shown: -1}
 	out := w
 	if !b.tty {
 		out = io.Discard // the lines are printed from the bar's rendering
 	}
-	b.bar = progressbar.NewOptions(b.total, progressbar.OptionSetWriter(out), progressbar.OptionSetWidth(30),
+	b.bar = progressbar.NewOptions(max(total, 1), progressbar.OptionSetWriter(out), progressbar.OptionSetWidth(30),
 		progressbar.OptionSetElapsedTime(true), progressbar.OptionSetPredictTime(true),
 		progressbar.OptionShowDescriptionAtLineEnd(), progressbar.OptionSetRenderBlankState(true))
 	return b
@@ -47,7 +44,8 @@ func New(w io.Writer, total int) *Bar {
 func (b *Bar) Start(label string) {
 	b.bar.Describe(label)
 	b.bar.RenderBlank()
-	if pct := 100 * b.done / b.total; !b.tty && (b.shown < 0 || pct >= b.shown+5) {
+	s := b.bar.State()
+	if pct := int(100 * s.CurrentNum / s.Max); !b.tty && (b.shown < 0 || pct >= b.shown+5) {
 		b.shown = pct
 		fmt.Fprintln(b.w, strings.TrimSpace(b.bar.String()))
 	}
@@ -55,22 +53,18 @@ func (b *Bar) Start(label string) {
 
 // Done counts n units of work done.
 func (b *Bar) Done(n int) {
-	b.done = min(b.done+n, b.total)
-	b.bar.Set(b.done)
+	b.bar.Set(min(int(b.bar.State().CurrentNum)+n, b.bar.GetMax()))
 }
 
 // Note prints a line of text above the bar.
 func (b *Bar) Note(format string, a ...any) {
-	if b.tty {
-		b.bar.Clear()
-	}
+	b.bar.Clear() // off a terminal, the bar writes to io.Discard
 	fmt.Fprintf(b.w, format+"\n", a...)
 	b.bar.RenderBlank()
 }
 
 // Finish fills the bar and ends its line.
 func (b *Bar) Finish() {
-	b.done = b.total
 	b.bar.Describe("done")
 	b.bar.Finish()
 	if !b.tty {

@@ -1,12 +1,105 @@
+// Package report turns benchmarks.json into what people read: tables of
+// every set (medians, ranges and ratios), the HTML page that shows them with
+// the charts, and the README's performance block, which is generated from
+// the JSON and never typed by hand.
 package report
 
 import (
+	"bytes"
+	"cmp"
+	"embed"
+	"errors"
 	"fmt"
+	"html/template"
 	"strings"
+	text "text/template"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/chart"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
 )
+
+// The markers around the generated block in README.md.
+const (
+	StartMarker = "<!-- bench:start -->"
+	EndMarker   = "<!-- bench:end -->"
+)
+
+// HTML renders the page for d, which shows the chart of each measured set
+// from charts/<id>.png beside the page.
+func HTML(d *schema.Doc) ([]byte, error) {
+	var buf bytes.Buffer
+	err := pageTemplate.Execute(&buf, map[string]any{"Doc": d, "Goals": GoalsTable(d, true)})
+	return buf.Bytes(), err
+}
+
+// ReadmeBlock is the Markdown of the README's performance block for d,
+// without the markers: the run's header, the goals, and a table per set.
+func ReadmeBlock(d *schema.Doc) (string, error) {
+	var b strings.Builder
+	err := blockTemplate.Execute(&b, d)
+	return b.String(), err
+}
+
+// ReplaceBlock returns readme with the text between the markers replaced
+// by block.
+func ReplaceBlock(readme, block string) (string, error) {
+	before, rest, ok := strings.Cut(readme, StartMarker+"\n")
+	if !ok {
+		return "", errors.New("README.md has no " + StartMarker + " marker")
+	}
+	if _, after, ok := strings.Cut(rest, EndMarker); ok {
+		return before + StartMarker + "\n" + block + EndMarker + after, nil
+	}
+	return "", errors.New("README.md has no " + EndMarker + " marker after " + StartMarker)
+}
+
+// templates holds page.html, the page with a table template of its own,
+// and block.md, the README's block.
+//
+//go:embed page.html block.md
+var templates embed.FS
+
+// funcs are the functions both templates call.
+var funcs = map[string]any{
+	"load": load, "day": day, "duration": duration, "steal": Steal, "status": statusLine, "goals": GoalsTable,
+	"tables": func(s schema.Set, ranges bool) []Table { return Tables(&s, ranges) },
+}
+
+var (
+	pageTemplate  = template.Must(template.New("page.html").Funcs(funcs).ParseFS(templates, "page.html"))
+	blockTemplate = text.Must(text.New("block.md").Funcs(funcs).ParseFS(templates, "block.md"))
+)
+
+// statusLine says why a set has no figures.
+func statusLine(s schema.Set) string {
+	if s.Status == schema.Failed {
+		return "failed: " + s.Error
+	}
+	return cmp.Or(s.Note, "not yet measured")
+}
+
+// day returns the date of an RFC 3339 time.
+func day(date string) string {
+	d, _, _ := strings.Cut(date, "T")
+	return d
+}
+
+// load formats a 1/5/15-minute load average.
+func load(l []float64) string {
+	if len(l) != 3 {
+		return "unknown"
+	}
+	return fmt.Sprintf("%.2f/%.2f/%.2f", l[0], l[1], l[2])
+}
+
+// duration formats seconds as "8 min 12 s".
+func duration(s float64) string {
+	n := int(s + 0.5)
+	if n < 60 {
+		return fmt.Sprintf("%d s", n)
+	}
+	return fmt.Sprintf("%d min %d s", n/60, n%60)
+}
 
 // Table is a set, or one metric of it, as rows of text.
 type Table struct {
@@ -31,8 +124,7 @@ func Tables(s *schema.Set, ranges bool) []Table {
 	return out
 }
 
-// metricTable builds the table of one metric, with each peer's ratio to
-// ours when ratios is set and each median's range when ranges is.
+// metricTable is the table of one metric, with ratios and ranges if asked.
 func metricTable(s *schema.Set, metric, unit string, ratios, ranges bool) Table {
 	t := Table{Caption: unit, Head: []string{s.XLabel}}
 	var cols []*schema.Series
@@ -41,7 +133,6 @@ func metricTable(s *schema.Set, metric, unit string, ratios, ranges bool) Table 
 			cols, t.Head = append(cols, &s.Series[i]), append(t.Head, r.Label)
 		}
 	}
-	ours := s.Ours()
 	if ratios {
 		t.Caption += "; median of the runs, and in parentheses how many times better ours is than that column" +
 			" (against a ceiling, also the lowest and highest ratio of the runs paired in order)"
@@ -55,14 +146,12 @@ func metricTable(s *schema.Set, metric, unit string, ratios, ranges bool) Table 
 				continue
 			}
 			cell := chart.Short(p.Median)
-			if ratios && r.Name != ours {
-				if c := s.Comparison(ours, r.Name, x); c != nil {
-					cell += " (" + Ratio(c.Ratio)
-					if r.Role == schema.Ceiling && c.Low > 0 && c.High > c.Low {
-						cell += ", pairs " + Ratio(c.Low) + "–" + Ratio(c.High)
-					}
-					cell += ")"
+			if c := s.Comparison(s.Ours(), r.Name, x); ratios && c != nil {
+				cell += " (" + Ratio(c.Ratio)
+				if r.Role == schema.Ceiling && c.Low > 0 && c.High > c.Low {
+					cell += ", pairs " + Ratio(c.Low) + "–" + Ratio(c.High)
 				}
+				cell += ")"
 			}
 			if ranges && len(p.Runs) > 1 {
 				cell += fmt.Sprintf(" [%s–%s]", chart.Short(p.Low), chart.Short(p.High))
@@ -105,12 +194,9 @@ func GoalsTable(d *schema.Doc, detail bool) Table {
 		t.Head = append(t.Head, "from")
 	}
 	for _, g := range d.Goals {
-		issue, verdict, steal := "–", "not met", "–"
+		issue, verdict, steal := "–", map[bool]string{true: "met", false: "not met"}[g.Met], "–"
 		if g.Issue != 0 {
 			issue = fmt.Sprintf("#%d", g.Issue)
-		}
-		if g.Met {
-			verdict = "met"
 		}
 		if s := d.Find(g.Set); s != nil {
 			steal = Steal(s.CPUSteal)
