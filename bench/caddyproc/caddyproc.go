@@ -21,7 +21,7 @@ import (
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/childserve"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/msgload"
 )
 
 // The call the readiness check makes, and its answer (also what the
@@ -131,7 +131,7 @@ func (c *Caddy) servesHTTPS(context.Context) error {
 // its TCP listener and its unix socket.
 func (c *Caddy) ServesStreams(ctx context.Context) error {
 	for _, l := range [][2]string{{"tcp", c.TCP}, {"unix", c.Socket}} {
-		if err := callAdd(ctx, wsload.StreamDialer(l[0], l[1])); err != nil {
+		if err := callAdd(ctx, msgload.StreamDialer(l[0], l[1])); err != nil {
 			return fmt.Errorf("jsonrpc app over %s %s: %w", l[0], l[1], err)
 		}
 	}
@@ -141,7 +141,7 @@ func (c *Caddy) ServesStreams(ctx context.Context) error {
 // ServesWebSocket returns nil when jsonrpc upgrades a WebSocket request on
 // the cleartext site and answers the add call over it.
 func (c *Caddy) ServesWebSocket(ctx context.Context) error {
-	return callAdd(ctx, wsload.Dialer(c.WS))
+	return callAdd(ctx, msgload.Dialer(c.WS))
 }
 
 // callAdd makes the add call on a connection from dial, which must answer
@@ -155,7 +155,7 @@ func callAdd(ctx context.Context, dial func(context.Context) (pipeline.Conn, err
 	}
 	defer conn.Close()
 	defer context.AfterFunc(ctx, func() { conn.Close() })()
-	if err := pipeline.Call(conn, []byte(AddCall), wsload.Expect{1: "3"}); err != nil {
+	if err := pipeline.Call(conn, []byte(AddCall), msgload.Expect{1: "3"}); err != nil {
 		return errors.Join(err, ctx.Err())
 	}
 	return nil

@@ -13,7 +13,7 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/grpcpeer"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/msgload"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/demo"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/streamconn"
@@ -27,11 +27,11 @@ func serve(t *testing.T, impl string) (string, string) {
 }
 
 // workload returns the five requests as impl names them, and their answers.
-func workload(impl string) ([][]byte, wsload.Expect) {
+func workload(impl string) ([][]byte, msgload.Expect) {
 	if impl == "geth" {
-		return wsload.Workload(inprocess.GethRename)
+		return msgload.Workload(inprocess.GethRename)
 	}
-	return wsload.Workload(nil)
+	return msgload.Workload(nil)
 }
 
 func TestEveryServerAnswersPipelinedCalls(t *testing.T) {
@@ -40,7 +40,7 @@ func TestEveryServerAnswersPipelinedCalls(t *testing.T) {
 			reqs, expect := workload(impl)
 			rates, err := pipeline.Run(context.Background(), pipeline.Config{Conns: 2, Depth: 16, Requests: reqs,
 				Expect: expect.Prepare(), Windows: pipeline.Windows{Warmup: 10 * time.Millisecond,
-					Length: 20 * time.Millisecond, Count: 2}}, wsload.Dialer(inTest(t, impl)))
+					Length: 20 * time.Millisecond, Count: 2}}, msgload.Dialer(inTest(t, impl)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -52,8 +52,8 @@ func TestEveryServerAnswersPipelinedCalls(t *testing.T) {
 }
 
 // chat is the demo's chat with 20 subscribers at u.
-func chat(u string) wsload.BroadcastConfig {
-	return wsload.BroadcastConfig{SubscriberURLs: []string{u, u}, PublisherURLs: []string{u}, Subscribers: 20,
+func chat(u string) msgload.BroadcastConfig {
+	return msgload.BroadcastConfig{SubscriberURLs: []string{u, u}, PublisherURLs: []string{u}, Subscribers: 20,
 		Subscribe:    []byte(`{"jsonrpc":"2.0","method":"demo_subscribe","params":["chat"],"id":1}`),
 		Notification: "demo_subscription", Timeout: 10 * time.Second,
 		Publish: func(id int, text string) []byte {
@@ -65,12 +65,12 @@ func chat(u string) wsload.BroadcastConfig {
 func TestEveryServerBroadcastsToEverySubscriber(t *testing.T) {
 	for _, impl := range []string{"ours", "geth", "fanout", "fanout_parallel"} {
 		t.Run(impl, func(t *testing.T) {
-			b, err := wsload.OpenBroadcast(context.Background(), chat(inTest(t, impl)))
+			b, err := msgload.OpenBroadcast(context.Background(), chat(inTest(t, impl)))
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer b.Close()
-			times, err := wsload.Times(context.Background(), b, 1, 3)
+			times, err := msgload.Times(context.Background(), b, 1, 3)
 			if err != nil || len(times) != 3 || times[0] <= 0 {
 				t.Fatalf("times %v, %v", times, err)
 			}
@@ -83,7 +83,7 @@ func TestOursAndTheFanOutDeliverAStreamToEverySubscriber(t *testing.T) {
 		t.Run(impl, func(t *testing.T) {
 			session := chat(inTest(t, impl))
 			session.PublisherURLs = append(session.PublisherURLs, session.PublisherURLs...)
-			res, err := wsload.Delivery(context.Background(), wsload.DeliveryConfig{BroadcastConfig: session,
+			res, err := msgload.Delivery(context.Background(), msgload.DeliveryConfig{BroadcastConfig: session,
 				LatencyWarmup: 1, LatencyRuns: 2, Stream: pipeline.Windows{Warmup: 20 * time.Millisecond, Length: 100 * time.Millisecond, Count: 2},
 				InFlight: 4, Lag: 16,
 			})
@@ -102,8 +102,8 @@ func TestEveryServerHoldsIdleConnections(t *testing.T) {
 		t.Run(impl, func(t *testing.T) {
 			reqs, expect := workload(impl)
 			url := inTest(t, impl)
-			conns, err := pipeline.Open(context.Background(), 30, 8, func(ctx context.Context, _ int) (*wsload.Conn, error) {
-				c, err := wsload.Dial(ctx, url)
+			conns, err := pipeline.Open(context.Background(), 30, 8, func(ctx context.Context, _ int) (*msgload.Conn, error) {
+				c, err := msgload.Dial(ctx, url)
 				if err == nil {
 					err = pipeline.Call(c, reqs[0], expect)
 				}
@@ -147,9 +147,9 @@ func serveOurs(t *testing.T) string {
 var short = pipeline.Windows{Warmup: 10 * time.Millisecond, Length: 50 * time.Millisecond, Count: 2}
 
 // run runs a pipelined load of reqs over network and addr.
-func run(network, addr string, conns, depth int, reqs [][]byte, expect wsload.Expect) ([]float64, error) {
+func run(network, addr string, conns, depth int, reqs [][]byte, expect msgload.Expect) ([]float64, error) {
 	return pipeline.Run(context.Background(), pipeline.Config{Conns: conns, Depth: depth, Requests: reqs,
-		Expect: expect.Prepare(), Windows: short}, wsload.StreamDialer(network, addr))
+		Expect: expect.Prepare(), Windows: short}, msgload.StreamDialer(network, addr))
 }
 
 func TestEveryStreamServerAnswersPipelinedCalls(t *testing.T) {
@@ -172,7 +172,7 @@ func TestEveryStreamServerAnswersPipelinedCalls(t *testing.T) {
 
 func TestDelayZeroIsAnsweredByOursAndGeth(t *testing.T) {
 	gethNet, gethAddr := serve(t, "ipc")
-	expect := wsload.Expect{1: "0", 2: "0"}
+	expect := msgload.Expect{1: "0", 2: "0"}
 	for _, c := range []struct{ network, addr, method string }{
 		{"tcp", serveOurs(t), "delay"}, {gethNet, gethAddr, "bench_sleep"}} {
 		reqs := [][]byte{[]byte(`{"jsonrpc":"2.0","method":"` + c.method + `","params":[0],"id":1}`),
@@ -199,7 +199,7 @@ func TestGRPCAnswersUnaryAndStreamedCalls(t *testing.T) {
 func TestFloodCountsEveryItemOfOursAndTheBareServer(t *testing.T) {
 	_, bare := serve(t, "bare")
 	for _, addr := range []string{serveOurs(t), bare} {
-		rates, err := wsload.Flood(context.Background(), "tcp", addr, wsload.FloodConfig{
+		rates, err := msgload.Flood(context.Background(), "tcp", addr, msgload.FloodConfig{
 			Subscribe:    []byte(`{"jsonrpc":"2.0","method":"demo_subscribe","params":["flood",1000000000],"id":1}`),
 			Notification: "demo_subscription", Windows: short})
 		if err != nil || len(rates) != 2 || rates[0] <= 0 {

@@ -19,7 +19,7 @@ import (
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/msgload"
 )
 
 // The clients, named as the series that measure them; Depth is the calls in
@@ -107,7 +107,7 @@ type run struct {
 // Run dials cfg.Conns clients of cfg.Client to cfg.URL and drives them for
 // the windows; a wrong answer or a failed call ends it with an error.
 func Run(ctx context.Context, cfg Config) (Result, error) {
-	if err := wsload.CheckURL(cfg.URL); err != nil {
+	if err := msgload.CheckURL(cfg.URL); err != nil {
 		return Result{}, err
 	}
 	drive, ok := drivers[cfg.Client]

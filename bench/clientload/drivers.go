@@ -12,7 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/msgload"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpcclient"
 )
 
@@ -140,7 +140,7 @@ func goLoop(c *rpcclient.Client, depth int, r *run) error {
 // is the framing, the system calls and the park and wake of one goroutine
 // per call, which every client called this way pays.
 type bareConn struct {
-	ws     *wsload.Conn
+	ws     *msgload.Conn
 	stride int            // ids per goroutine: one per call of the workload
 	byName map[string]int // the index of each call of the workload
 	want   []string       // the encoded result of each call
@@ -170,7 +170,7 @@ func driveBare(ctx context.Context, url string, depth int, r *run) (func(), erro
 		}
 	}
 	var err error
-	if c.ws, err = wsload.Dial(ctx, url); err != nil {
+	if c.ws, err = msgload.Dial(ctx, url); err != nil {
 		return nil, fmt.Errorf("clientload: bare: %w", err)
 	}
 	r.Go(c.writeLoop)
@@ -249,13 +249,13 @@ func (c *bareConn) readLoop() error {
 // same bytes or the same number, and wakes its caller with the outcome. An
 // answer no caller waits for ends reading.
 func (c *bareConn) deliver(msg []byte) error {
-	raw, ok := wsload.Member(msg, `"id":`)
+	raw, ok := msgload.Member(msg, `"id":`)
 	id, err := strconv.Atoi(string(raw))
 	if !ok || err != nil || id < 1 || id > len(c.done)*c.stride {
 		return fmt.Errorf("an answer with no id of a call: %.200s", msg)
 	}
 	g, k := (id-1)/c.stride, (id-1)%c.stride
-	if got, ok := wsload.Member(msg, `"result":`); !ok || !wsload.SameResult(got, c.want[k]) {
+	if got, ok := msgload.Member(msg, `"result":`); !ok || !msgload.SameResult(got, c.want[k]) {
 		err = fmt.Errorf("answered %s, want %s: %.200s", got, c.want[k], msg)
 	}
 	select {

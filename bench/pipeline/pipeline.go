@@ -1,5 +1,5 @@
 // Package pipeline drives pipelined calls over connections of any transport
-// (wsload's): a fixed number of calls in flight on each of a fixed number of
+// (msgload's): a fixed number of calls in flight on each of a fixed number of
 // connections, every answer checked, calls per second over timed windows;
 // and opens many connections at once (Open, Call).
 package pipeline

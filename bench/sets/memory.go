@@ -8,7 +8,7 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/msgload"
 )
 
 func memoryX(n int) string { return Count(n, "idle connection", "idle connections") }
@@ -70,7 +70,7 @@ func memorySet(ctx context.Context, e *Env, s schema.Set, proto, servers string,
 // reads its resident memory, opens n connections with a call on each,
 // waits settle and returns the KiB per connection and resident MiB.
 func idleMemory(ctx context.Context, t target, n int, settle time.Duration) (float64, float64, error) {
-	reqs, expect := wsload.Workload(t.rename)
+	reqs, expect := msgload.Workload(t.rename)
 	srv, err := t.start(ctx)
 	if err != nil {
 		return 0, 0, err

@@ -12,7 +12,7 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/childserve"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/msgload"
 )
 
 // The nodes set's cells, metrics and bounds.
@@ -31,7 +31,7 @@ const (
 )
 
 // Nodes starts nats-server and two bin/caddy nodes on it serving
-// Caddyfile.nodes, and measures a delivery (wsload.Delivery) over the two
+// Caddyfile.nodes, and measures a delivery (msgload.Delivery) over the two
 // nodes and over one node with the local hub, as the set's note says.
 func Nodes(ctx context.Context, e *Env) schema.Set {
 	p := e.Profile
@@ -41,7 +41,7 @@ func Nodes(ctx context.Context, e *Env) schema.Set {
 		"two bin/caddy processes with Caddyfile.nodes (jsonrpc with the demo service, over ws:// on loopback), "+
 			"joined by the NATS hub (jsonrpc.hubs.nats) through one nats-server v2.15.2 (its server package in a child "+
 			"process of the harness, JetStream on, its store in a temporary directory), beside the first node's "+
-			"local hub on another path; the subscribers are bench's read-mostly WebSocket client (wsload.Reader) in "+
+			"local hub on another path; the subscribers are bench's read-mostly WebSocket client (msgload.Reader) in "+
 			"the harness process, sharing the machine",
 		fmt.Sprintf("each subscriber is a connection of its own subscribed to the chat (demo_subscribe [\"chat\"]); "+
 			"two more connections publish (demo_publish [\"chat\", text]) in turn. Over NATS, %s subscribers are on each "+
@@ -90,7 +90,7 @@ func Nodes(ctx context.Context, e *Env) schema.Set {
 			}
 			session := chat(subs, []string{subs[0], subs[len(subs)-1]}, n)
 			session.Timeout = 20 * time.Second
-			res, err := wsload.Delivery(ctx, wsload.DeliveryConfig{BroadcastConfig: session,
+			res, err := msgload.Delivery(ctx, msgload.DeliveryConfig{BroadcastConfig: session,
 				LatencyWarmup: p.BroadcastWarmup, LatencyRuns: p.BroadcastRuns,
 				Stream:   pipeline.Windows{Warmup: p.NodesWarmup, Length: p.NodesWindow, Count: p.Runs},
 				InFlight: nodesInFlight, Lag: nodesLag, Clocks: clocks,

@@ -10,7 +10,7 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/msgload"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/demo"
 )
 
@@ -24,7 +24,7 @@ const streamHarness = "ours: bin/caddy's jsonrpc app (the jsonrpc global option 
 	"port and a unix socket, and its jsonrpc handler over ws:// for reference; go-ethereum: rpc.Server.ServeListener " +
 	"on a unix socket (its IPC server) in a child process; gRPC-Go: a hand-written grpc.ServiceDesc with a " +
 	"binary codec (no protoc) in a child process; the bare server: a child process with no JSON-RPC at all that " +
-	"writes pre-encoded bytes. The client is bench's own (wsload.StreamConn: requests written back to back, each followed " +
+	"writes pre-encoded bytes. The client is bench's own (msgload.StreamConn: requests written back to back, each followed " +
 	"by a newline, answers read line by line, every one checked) in the harness process, sharing the machine's cores"
 
 // NewStream checks that e's Caddy serves the streams and WebSocket and starts the children; Close stops them.
@@ -51,7 +51,7 @@ func NewStream(ctx context.Context, e *Env) (*Stream, error) {
 var streamMain = pipeCell{4, 256}
 
 // pipeTo is the series that sends reqs, checked by expect, to addr on network (dialer).
-func pipeTo(name, label, role, network, addr string, reqs [][]byte, expect wsload.Expect) target {
+func pipeTo(name, label, role, network, addr string, reqs [][]byte, expect msgload.Expect) target {
 	dial := dialer(network, addr)
 	return target{name: name, label: label, role: role,
 		pipe: func(ctx context.Context, c pipeCell, w pipeline.Windows) ([]float64, error) {
@@ -95,8 +95,8 @@ func (st *Stream) Pipelined(ctx context.Context, e *Env) schema.Set {
 		pipelined+". The bare server answers each line with the pre-encoded answer of its id and does nothing "+
 			"else: the floor of this machine for the client and the loopback, on the same cores. Ours over "+
 			"WebSocket is the existing WebSocket load on the same Caddy, for reference")
-	reqs, expect := wsload.Workload(nil)
-	gethReqs, gethExpect := wsload.Workload(inprocess.GethRename)
+	reqs, expect := msgload.Workload(nil)
+	gethReqs, gethExpect := msgload.Workload(inprocess.GethRename)
 	geth, bare := st.servers["ipc"], st.servers["bare"]
 	targets := []target{
 		pipeTo("ours", "ours over TCP (jsonrpc app in Caddy)", schema.Ours, "tcp", st.caddy.TCP, reqs, expect),
@@ -109,8 +109,8 @@ func (st *Stream) Pipelined(ctx context.Context, e *Env) schema.Set {
 }
 
 // delayRequests are delay(0) calls named method, ids 1 to 5, and answers.
-func delayRequests(method string) ([][]byte, wsload.Expect) {
-	expect := wsload.Expect{}
+func delayRequests(method string) ([][]byte, msgload.Expect) {
+	expect := msgload.Expect{}
 	var reqs [][]byte
 	for id := 1; id <= 5; id++ {
 		reqs = append(reqs, callRequest(method, "[0]", id))
@@ -129,7 +129,7 @@ func (st *Stream) Blocking(ctx context.Context, e *Env) schema.Set {
 			"timer the same way. The five requests cycled over the same TCP listener show what the hand-off costs")
 	reqs, expect := delayRequests("delay")
 	gethReqs, gethExpect := delayRequests("bench_sleep")
-	fiveReqs, fiveExpect := wsload.Workload(nil)
+	fiveReqs, fiveExpect := msgload.Workload(nil)
 	geth := st.servers["ipc"]
 	targets := []target{
 		pipeTo("ours", "ours, delay(0) over TCP", schema.Ours, "tcp", st.caddy.TCP, reqs, expect),
@@ -148,7 +148,7 @@ func (st *Stream) GRPC(ctx context.Context, e *Env) schema.Set {
 			"transport); unary: as many goroutines per connection as calls in flight, each calling in a loop; "+
 			"stream: one bidirectional stream per connection carrying calls (method, id, value) and answers in "+
 			"order, with that many calls sent ahead. Every answer is checked")
-	reqs, expect := wsload.Workload(nil)
+	reqs, expect := msgload.Workload(nil)
 	grpcTarget := func(name, label string, stream bool) target {
 		return target{name: name, label: label, role: schema.Peer,
 			pipe: func(ctx context.Context, c pipeCell, w pipeline.Windows) ([]float64, error) {
@@ -187,9 +187,9 @@ func (st *Stream) Streaming(ctx context.Context, e *Env) schema.Set {
 	flood := func(name, label, role, network, addr string) target {
 		return target{name: name, label: label, role: role,
 			pipe: func(ctx context.Context, _ pipeCell, w pipeline.Windows) ([]float64, error) {
-				cfg := wsload.FloodConfig{Notification: "demo_subscription", Windows: w,
+				cfg := msgload.FloodConfig{Notification: "demo_subscription", Windows: w,
 					Subscribe: callRequest("demo_subscribe", `["flood",`+strconv.Itoa(demo.MaxFlood)+`]`, 1)}
-				return wsload.Flood(ctx, network, addr, cfg)
+				return msgload.Flood(ctx, network, addr, cfg)
 			}}
 	}
 	bare := st.servers["bare"]

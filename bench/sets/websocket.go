@@ -10,7 +10,7 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/wsload"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/msgload"
 )
 
 // server is a running server under test at url: an address on network, or a ws:// URL.
@@ -49,9 +49,9 @@ func (ss servers) Close() {
 // dialer dials addr on network, or the ws:// URL addr.
 func dialer(network, addr string) func(context.Context) (pipeline.Conn, error) {
 	if network == "" {
-		return wsload.Dialer(addr)
+		return msgload.Dialer(addr)
 	}
-	return wsload.StreamDialer(network, addr)
+	return msgload.StreamDialer(network, addr)
 }
 
 func startChild(impl string) func(context.Context) (*server, error) {
@@ -167,7 +167,7 @@ func (ws *WebSocket) Pipelined(ctx context.Context, e *Env) schema.Set {
 		pipelined)
 	var targets []target
 	for _, impl := range ws.impls[:2] {
-		reqs, expect := wsload.Workload(impl.rename)
+		reqs, expect := msgload.Workload(impl.rename)
 		targets = append(targets, pipeTo(impl.name, impl.label, impl.role, "", ws.servers[impl.name].url, reqs, expect))
 	}
 	return measurePipes(ctx, e, s, pipeCells(e.Profile), targets, 1)
@@ -206,14 +206,14 @@ func (ws *WebSocket) Broadcast(ctx context.Context, e *Env) schema.Set {
 	rounds, warmup, timed := broadcastShares(e.Profile)
 	sizes := e.Profile.BroadcastSizes
 	s.Cells = names(sizes, broadcastX)
-	session := func(open func(n int) (wsload.Broadcaster, error)) func(int, func(string, ...float64)) error {
+	session := func(open func(n int) (msgload.Broadcaster, error)) func(int, func(string, ...float64)) error {
 		return func(i int, add func(string, ...float64)) error {
 			b, err := open(sizes[i])
 			if err != nil {
 				return err
 			}
 			defer b.Close()
-			times, err := wsload.Times(ctx, b, warmup, timed)
+			times, err := msgload.Times(ctx, b, warmup, timed)
 			add("ms", millis(times)...)
 			return err
 		}
@@ -222,15 +222,15 @@ func (ws *WebSocket) Broadcast(ctx context.Context, e *Env) schema.Set {
 	for _, t := range ws.impls {
 		url := ws.servers[t.name].url
 		t.work = func(i int) int { return broadcastStepWork(e.Profile, sizes[i]) }
-		t.measure = session(func(n int) (wsload.Broadcaster, error) {
-			return wsload.OpenBroadcast(ctx, chat([]string{url}, []string{url}, n))
+		t.measure = session(func(n int) (msgload.Broadcaster, error) {
+			return msgload.OpenBroadcast(ctx, chat([]string{url}, []string{url}, n))
 		})
 		targets = append(targets, t)
 	}
 	writes := func(name, label string, read bool) target {
 		return target{name: name, label: label, role: schema.Ceiling,
 			work:    func(i int) int { return broadcastStepWork(e.Profile, sizes[i]) / 5 },
-			measure: session(func(n int) (wsload.Broadcaster, error) { return wsload.OpenWrites(n, notificationSize, read) })}
+			measure: session(func(n int) (msgload.Broadcaster, error) { return msgload.OpenWrites(n, notificationSize, read) })}
 	}
 	targets = append(targets, writes("writes", "write system calls alone", false),
 		writes("writes_read", "writes and reads, no WebSocket", true))
@@ -248,8 +248,8 @@ func (ws *WebSocket) Broadcast(ctx context.Context, e *Env) schema.Set {
 }
 
 // chat is the demo's chat: n subscribers spread over subs, a publisher on each of pubs.
-func chat(subs, pubs []string, n int) wsload.BroadcastConfig {
-	return wsload.BroadcastConfig{SubscriberURLs: subs, PublisherURLs: pubs, Subscribers: n,
+func chat(subs, pubs []string, n int) msgload.BroadcastConfig {
+	return msgload.BroadcastConfig{SubscriberURLs: subs, PublisherURLs: pubs, Subscribers: n,
 		Subscribe: callRequest("demo_subscribe", `["chat"]`, 1), Notification: "demo_subscription",
 		Publish: func(id int, text string) []byte {
 			return callRequest("demo_publish", `["chat",`+strconv.Quote(text)+`]`, id)

@@ -1,4 +1,4 @@
-package wsload
+package msgload
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package wsload
+package msgload
 
 import (
 	"context"
@@ -36,7 +36,7 @@ func OpenWrites(n, size int, read bool) (*WritesSession, error) {
 	w := &WritesSession{msg: make([]byte, size), read: read}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, fmt.Errorf("wsload: writes: %w", err)
+		return nil, fmt.Errorf("msgload: writes: %w", err)
 	}
 	defer l.Close()
 	for range n {
@@ -48,7 +48,7 @@ func OpenWrites(n, size int, read bool) (*WritesSession, error) {
 		}
 		if err != nil {
 			w.Close()
-			return nil, fmt.Errorf("wsload: writes: %w", err)
+			return nil, fmt.Errorf("msgload: writes: %w", err)
 		}
 		w.all, w.servers = append(w.all, s), append(w.servers, s)
 		if read {
@@ -89,7 +89,7 @@ func (w *WritesSession) Publish(ctx context.Context, _ int) (time.Duration, erro
 func (w *WritesSession) write(conns []net.Conn) error {
 	for _, s := range conns {
 		if _, err := s.Write(w.msg); err != nil {
-			return fmt.Errorf("wsload: writes: %w", err)
+			return fmt.Errorf("msgload: writes: %w", err)
 		}
 	}
 	return nil

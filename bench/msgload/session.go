@@ -1,12 +1,10 @@
-package wsload
+package msgload
 
 import (
 	"bytes"
 	"cmp"
 	"context"
 	"fmt"
-	"maps"
-	"slices"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -153,7 +151,7 @@ func Subscribe(c Messages, sub []byte, timeout time.Duration) ([]byte, error) {
 		err = fmt.Errorf("answered %.200s", msg)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("wsload: subscribe: %w", err)
+		return nil, fmt.Errorf("msgload: subscribe: %w", err)
 	}
 	id, _ := Member(msg, `"result":`)
 	return id, nil
@@ -172,11 +170,11 @@ func (s *session) listen(l *listener) error {
 	for {
 		msg, err := l.r.ReadMessage(buf)
 		if err != nil {
-			return fmt.Errorf("wsload: subscriber: %w", err)
+			return fmt.Errorf("msgload: subscriber: %w", err)
 		}
 		at := time.Now().UnixNano()
 		if !bytes.Contains(msg, s.notification) {
-			return fmt.Errorf("wsload: subscriber got %.200s", msg)
+			return fmt.Errorf("msgload: subscriber got %.200s", msg)
 		}
 		if s.probing.Load() && bytes.Contains(msg, s.probe) {
 			if !l.probed {
@@ -202,7 +200,7 @@ func (s *session) drain(p *publisher) error {
 			err = fmt.Errorf("publish answered %.200s", msg)
 		}
 		if err != nil {
-			return fmt.Errorf("wsload: publisher: %w", err)
+			return fmt.Errorf("msgload: publisher: %w", err)
 		}
 		p.answered.Add(1)
 		buf = msg
@@ -298,251 +296,6 @@ func (r *round) wait(ctx, group context.Context, start time.Time, timeout time.D
 	case <-ctx.Done():
 		return 0, ctx.Err()
 	case <-t.C:
-		return 0, fmt.Errorf("wsload: %d receivers still wait for %q after %v", r.waiting.Load(), r.want, timeout)
+		return 0, fmt.Errorf("msgload: %d receivers still wait for %q after %v", r.waiting.Load(), r.want, timeout)
 	}
-}
-
-// DeliveryConfig describes one delivery measurement.
-type DeliveryConfig struct {
-	// BroadcastConfig is the session: the subscribers, read through
-	// Reader, and the publishers. Its Timeout also bounds the wait for the
-	// last message of the stream once publishing stops.
-	BroadcastConfig
-	// LatencyWarmup and LatencyRuns are the messages published one at a
-	// time before and while timing.
-	LatencyWarmup, LatencyRuns int
-	Stream                     pipeline.Windows // the timing of the stream of publishes
-	// InFlight bounds the publish calls unanswered on each publishing
-	// connection; Lag bounds the messages published that some subscriber
-	// has not read yet. Below the servers' send queue, Lag keeps any
-	// notification from being dropped.
-	InFlight, Lag int
-	// Clocks, when set, are read at the start and the end of every window:
-	// each returns the CPU time some processes have used so far.
-	Clocks map[string]func() (time.Duration, error)
-}
-
-// DeliveryResult is what Delivery measured.
-type DeliveryResult struct {
-	Latency []time.Duration      // the timed messages' delivery times, as OpenBroadcast times them
-	Rates   []float64            // the notifications all subscribers read per second, one per window
-	Busy    map[string][]float64 // for each of the Clocks, the CPU time used per second of each window
-}
-
-// Delivery opens the session and publishes probes until every subscriber
-// has one, so that the subscriptions are live on every server. It then
-// times messages published one at a time, each once every subscriber has
-// the one before, then keeps publishing within InFlight and Lag and counts
-// the notifications all subscribers read in each window. Once publishing
-// stops every subscriber must have read every message, once: a
-// notification dropped, repeated or foreign fails the measurement.
-func Delivery(ctx context.Context, cfg DeliveryConfig) (DeliveryResult, error) {
-	var res DeliveryResult
-	s, err := openSession(ctx, cfg.BroadcastConfig, func(ctx context.Context, url string) (Messages, error) {
-		return DialReader(ctx, url)
-	})
-	if err != nil {
-		return res, err
-	}
-	defer s.Close()
-	if err := s.probeAll(); err != nil {
-		return res, err
-	}
-	if res.Latency, err = Times(ctx, s, cfg.LatencyWarmup, cfg.LatencyRuns); err != nil {
-		return res, err
-	}
-	res.Rates, res.Busy, err = s.stream(cfg)
-	return res, err
-}
-
-// probeAll publishes a probe every 50 ms until every subscriber has read
-// one, then lets the last ones arrive before probes count as messages
-// again.
-func (s *session) probeAll() error {
-	s.probing.Store(true)
-	end := time.Now().Add(s.cfg.Timeout)
-	for live := s.live.Load(); live < int64(len(s.ls)); live = s.live.Load() {
-		if time.Now().After(end) {
-			return fmt.Errorf("wsload: %d of %d subscribers had no probe within %v", int64(len(s.ls))-live,
-				len(s.ls), s.cfg.Timeout)
-		}
-		for _, p := range s.pubs {
-			if err := cmp.Or(s.send(p, "probe"), p.c.Flush(s.Ctx)); err != nil {
-				return err
-			}
-		}
-		if err := pipeline.Wait(s.Ctx, 50*time.Millisecond); err != nil {
-			return err
-		}
-	}
-	err := pipeline.Wait(s.Ctx, 200*time.Millisecond)
-	s.probing.Store(false)
-	return err
-}
-
-// stream publishes from another goroutine while it counts the windows and
-// reads the clocks, then stops and waits until every subscriber has read
-// every message. It returns the rates and the cores each clock kept busy.
-func (s *session) stream(cfg DeliveryConfig) ([]float64, map[string][]float64, error) {
-	var stop atomic.Bool
-	pumped := make(chan error, 1)
-	go func() {
-		err := s.pump(&stop, int64(cfg.InFlight), int64(cfg.Lag))
-		if err != nil {
-			s.Fail(err)
-		}
-		pumped <- err
-	}()
-	names := slices.Sorted(maps.Keys(cfg.Clocks))
-	growth, err := cfg.Stream.Growth(s.Ctx, func() ([]float64, error) {
-		_, n := s.counts()
-		v := []float64{float64(n)}
-		for _, name := range names {
-			d, err := cfg.Clocks[name]()
-			if err != nil {
-				return nil, err
-			}
-			v = append(v, d.Seconds())
-		}
-		return v, nil
-	})
-	stop.Store(true)
-	// A write that waits for a server that no longer reads: closing the
-	// publishers ends it.
-	late := time.AfterFunc(s.cfg.Timeout, func() {
-		for _, p := range s.pubs {
-			p.c.Close()
-		}
-	})
-	pumpErr := <-pumped
-	if !late.Stop() {
-		pumpErr = fmt.Errorf("wsload: a publisher's write still waited %v after publishing stopped", s.cfg.Timeout)
-	}
-	if err = cmp.Or(err, pumpErr); err != nil {
-		return nil, nil, err
-	}
-	end := time.Now().Add(s.cfg.Timeout)
-	for least, _ := s.counts(); least < s.published; least, _ = s.counts() {
-		if time.Now().After(end) {
-			return nil, nil, fmt.Errorf("wsload: a subscriber read %d of the %d messages published, %v after the last",
-				least, s.published, s.cfg.Timeout)
-		}
-		if err := pipeline.Wait(s.Ctx, 5*time.Millisecond); err != nil {
-			return nil, nil, err
-		}
-	}
-	if _, total := s.counts(); total != s.published*int64(len(s.ls)) {
-		return nil, nil, fmt.Errorf("wsload: the subscribers read %d notifications of %d messages published to %d",
-			total, s.published, len(s.ls))
-	}
-	rates, busy := make([]float64, len(growth)), map[string][]float64{}
-	for w, g := range growth {
-		rates[w] = g[0]
-		for i, name := range names {
-			busy[name] = append(busy[name], g[i+1])
-		}
-	}
-	return rates, busy, nil
-}
-
-// pump publishes until stop, with at most inFlight calls unanswered on
-// each publisher and lag messages unread by some subscriber, and flushes
-// the publishers each time it finds no room for more (a flush of one that
-// holds nothing returns at once).
-func (s *session) pump(stop *atomic.Bool, inFlight, lag int64) error {
-	least, _ := s.counts()
-	for !stop.Load() {
-		if lag <= s.published-least {
-			least, _ = s.counts()
-		}
-		wrote := 0
-		for room := lag - (s.published - least); room > 0 && wrote < 64; room-- {
-			p := s.pubs[s.published%int64(len(s.pubs))]
-			if p.sent-p.answered.Load() >= inFlight {
-				break
-			}
-			if err := s.send(p, "s"+strconv.FormatInt(s.published, 10)); err != nil {
-				return err
-			}
-			s.published++
-			wrote++
-		}
-		for _, p := range s.pubs {
-			if err := p.c.Flush(s.Ctx); err != nil {
-				return err
-			}
-		}
-		if wrote == 0 {
-			time.Sleep(time.Millisecond)
-		}
-	}
-	return nil
-}
-
-// FloodConfig describes one flood measurement: a subscription to a source
-// that sends 1, 2, 3, ... as fast as the client reads.
-type FloodConfig struct {
-	Subscribe    []byte           // the subscription request; its answer carries the id
-	Notification string           // the method name of the notifications
-	Windows      pipeline.Windows // times the run
-}
-
-// Flood subscribes over a connection to addr and returns the notifications
-// per second of each window: a stream connection for network "tcp" or
-// "unix", for "ws" a WebSocket connection to the URL addr read with Reader,
-// the cheapest. Every notification must be the subscription's and carry
-// the number after the last.
-func Flood(ctx context.Context, network, addr string, cfg FloodConfig) ([]float64, error) {
-	var c Messages
-	var err error
-	if network == "ws" {
-		c, err = DialReader(ctx, addr)
-	} else {
-		c, err = DialStream(ctx, network, addr)
-	}
-	if err != nil {
-		return nil, err
-	}
-	id, err := Subscribe(c, cfg.Subscribe, 30*time.Second)
-	if err == nil && (len(id) < 3 || id[0] != '"') {
-		err = fmt.Errorf("wsload: subscribed as %s", id)
-	}
-	if err != nil {
-		c.Close()
-		return nil, err
-	}
-	head := []byte(`{"jsonrpc":"2.0","method":"` + cfg.Notification + `","params":{"subscription":` + string(id) + `,"result":`)
-	var got atomic.Int64
-	g := pipeline.NewGroup(ctx)
-	g.Go(func() error {
-		var buf []byte
-		for n := int64(1); ; n++ {
-			msg, err := c.ReadMessage(buf)
-			if err == nil {
-				err = checkItem(msg, head, n)
-			}
-			if err != nil {
-				return err
-			}
-			got.Store(n)
-			buf = msg
-		}
-	})
-	defer g.Stop(func() { c.Close() })
-	return cfg.Windows.Rates(g.Ctx, got.Load)
-}
-
-// checkItem fails unless msg is the notification of head carrying n.
-func checkItem(msg, head []byte, n int64) error {
-	rest, ok := bytes.CutPrefix(msg, head)
-	if ok {
-		rest, ok = bytes.CutSuffix(rest, []byte("}}"))
-	}
-	if !ok {
-		return fmt.Errorf("wsload: item %d: not a notification of the subscription: %.200s", n, msg)
-	}
-	if v, err := strconv.ParseInt(string(rest), 10, 64); err != nil || v != n {
-		return fmt.Errorf("wsload: item %d: got %s (a gap or a repeat)", n, rest)
-	}
-	return nil
 }
