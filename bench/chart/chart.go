@@ -240,13 +240,12 @@ var logTicks = plot.TickerFunc(func(lo, hi float64) (ticks []plot.Tick) {
 	return ticks
 })
 
-// linearTicks labels gonum's default ticks in the short number format.
+// linearTicks labels every one of gonum's default ticks, minor ones too, in
+// the short number format: the major ones alone can be two.
 var linearTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
 	for i := range ticks {
-		if ticks[i].Label != "" {
-			ticks[i].Label = Short(ticks[i].Value)
-		}
+		ticks[i].Label = Short(ticks[i].Value)
 	}
 	return ticks
 })
