@@ -3,6 +3,7 @@ package sets
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/clientload"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
@@ -32,9 +33,11 @@ func NewClients(ctx context.Context) (*Clients, error) {
 var clientMain = pipeCell{4, 256}
 
 // numericWindows times a client run's second phase, the numeric calls,
-// after a tenth of a window for the first phase's to finish.
+// after a tenth of a window for the first phase's to finish; at least 50 ms,
+// which a loaded machine may spend without answering a call.
 func numericWindows(p Profile) pipeline.Windows {
-	return pipeline.Windows{Warmup: p.WSWindow / 10, Length: p.WSWindow / 10, Count: 1}
+	d := max(p.WSWindow/10, 50*time.Millisecond)
+	return pipeline.Windows{Warmup: d, Length: d, Count: 1}
 }
 
 // clientRunWindows times a client run's first phase: half a pipelined window.
