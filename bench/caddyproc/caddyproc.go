@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/childserve"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/msgload"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 )
 
 // The call the readiness check makes, and its answer (also what the

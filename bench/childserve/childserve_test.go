@@ -12,8 +12,8 @@ import (
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/grpcpeer"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/msgload"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/demo"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/rpccore"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/streamconn"

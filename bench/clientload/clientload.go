@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/msgload"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 )
 
 // The clients, named as the series that measure them; Depth is the calls in

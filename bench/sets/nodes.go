@@ -10,9 +10,9 @@ import (
 
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/caddyproc"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/childserve"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/msgload"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/msgload"
 )
 
 // The nodes set's cells, metrics and bounds.

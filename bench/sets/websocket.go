@@ -8,9 +8,9 @@ import (
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/caddyproc"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/childserve"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/inprocess"
+	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/msgload"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/pipeline"
 	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/schema"
-	"github.com/caddy-jsonrpc/caddy-jsonrpc/bench/msgload"
 )
 
 // server is a running server under test at url: an address on network, or a ws:// URL.
