@@ -53,11 +53,7 @@ func StartProc(ctx context.Context, env []string, name string, args ...string) (
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 10 * time.Second
-	// The kernel kills the child when the harness ends, even when it is
-	// killed itself and runs no Stop: no server outlives a run. (The signal
-	// follows the thread that started the child, and the harness never
-	// ends its threads: it locks none.)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	dieWithParent(cmd)
 	p := &Proc{cmd: cmd, stop: stop, lines: make(chan string, 16), done: make(chan struct{})}
 	cmd.Stderr = &p.log
 	stdout, err := cmd.StdoutPipe()

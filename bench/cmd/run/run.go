@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -191,9 +192,7 @@ var proc, _ = procfs.NewDefaultFS()
 func describeMachine() schema.Machine {
 	m := schema.Machine{CPU: runtime.GOARCH, CPUs: runtime.NumCPU(), OS: runtime.GOOS, Arch: runtime.GOARCH,
 		LoadBefore: loadAverage()}
-	if cpus, err := proc.CPUInfo(); err == nil && len(cpus) > 0 && cpus[0].ModelName != "" {
-		m.CPU = cpus[0].ModelName
-	}
+	m.CPU = cmp.Or(cpuModel(), m.CPU)
 	if mem, err := proc.Meminfo(); err == nil && mem.MemTotalBytes != nil {
 		m.MemoryGiB = math.Round(float64(*mem.MemTotalBytes)/(1<<30)*10) / 10
 	}
