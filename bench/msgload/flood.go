@@ -20,13 +20,14 @@ type FloodConfig struct {
 
 // Flood subscribes over a connection to addr and returns the notifications
 // per second of each window: a stream connection for network "tcp" or
-// "unix", for "ws" a WebSocket connection to the URL addr read with Reader,
-// the cheapest. Every notification must be the subscription's and carry
-// the number after the last.
+// "unix", and with no network (as childserve.Server has for a URL) a
+// WebSocket connection to the ws:// URL addr read with Reader, the
+// cheapest. Every notification must be the subscription's and carry the
+// number after the last.
 func Flood(ctx context.Context, network, addr string, cfg FloodConfig) ([]float64, error) {
 	var c Messages
 	var err error
-	if network == "ws" {
+	if network == "" {
 		c, err = DialReader(ctx, addr)
 	} else {
 		c, err = DialStream(ctx, network, addr)

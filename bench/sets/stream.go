@@ -183,7 +183,7 @@ func (st *Stream) Streaming(ctx context.Context, e *Env) schema.Set {
 			"the floor of the client and the loopback on the same cores",
 		schema.Metric{Name: "items_per_s", Unit: "notifications per second", Better: schema.Higher}, "subscriptions")
 	s.Cells = []string{floodX}
-	// flood floods addr on network, or the ws:// URL addr on network "ws".
+	// flood floods addr on network, or the ws:// URL addr with no network.
 	flood := func(name, label, role, network, addr string) target {
 		return target{name: name, label: label, role: role,
 			pipe: func(ctx context.Context, _ pipeCell, w pipeline.Windows) ([]float64, error) {
@@ -194,7 +194,7 @@ func (st *Stream) Streaming(ctx context.Context, e *Env) schema.Set {
 	}
 	bare := st.servers["bare"]
 	targets := []target{flood("ours", "ours over TCP", schema.Ours, "tcp", st.caddy.TCP),
-		flood("ours_ws", "ours over WebSocket", schema.Baseline, "ws", st.caddy.WS),
+		flood("ours_ws", "ours over WebSocket", schema.Baseline, "", st.caddy.WS),
 		flood("bare", "bare server, no JSON-RPC (TCP)", schema.Ceiling, bare.network, bare.url)}
 	return measurePipes(ctx, e, s, []pipeCell{{1, 1}}, targets, 1)
 }
